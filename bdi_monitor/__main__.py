@@ -1,0 +1,5 @@
+import sys
+
+from bdi_monitor.cli import main
+
+sys.exit(main())

@@ -1,0 +1,10 @@
+"""bdi_supervisor: capability catalogs to audited, reduced, executable GR(1) supervisors.
+
+Pipeline stages, one subpackage each: ``catalog`` and ``mission`` (inputs), ``spec`` (GR(1)
+specification model, generation, structuredslugs/slugsin I/O), ``separation`` (well-separation),
+``synthesis`` (symbolic GR(1) games on CUDD, strategy extraction), ``audit``, ``reduce``,
+``realize`` (supervisor machine, FlexBE code generation), ``runtime`` (embedded executor and
+adapters), ``ros`` (thin rclpy nodes, imported only where ROS is present).
+"""
+
+__version__ = "0.1.0"

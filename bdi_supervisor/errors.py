@@ -1,0 +1,66 @@
+"""Errors raised on bad user input.
+
+Every stage raises :class:`InputError` for problems in what the user gave it (a file, a key, a
+formula). The CLI prints :meth:`InputError.describe` as one paragraph and exits with status 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class InputError(Exception):
+    """A problem in user input, located as precisely as we can.
+
+    ``file`` is the path of the input, ``key`` a dotted/indexed key path inside it
+    (``capabilities.bd.postconditions.completed[0]``), ``line``/``column`` 1-based where known,
+    ``found`` what was there and ``expected`` what would have been accepted.
+    """
+
+    message: str
+    file: str | None = None
+    key: str | None = None
+    line: int | None = None
+    column: int | None = None
+    found: str | None = None
+    expected: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = []
+        if self.file:
+            where.append(str(self.file))
+        if self.line is not None:
+            where.append(f"line {self.line}" + (f", column {self.column}" if self.column else ""))
+        if self.key:
+            where.append(f"key '{self.key}'")
+        text = ": ".join([", ".join(where), self.message]) if where else self.message
+        if self.found is not None:
+            text += f"; found {self.found}"
+        if self.expected is not None:
+            text += f"; expected {self.expected}"
+        return text
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def at(self, **where: object) -> InputError:
+        """Return a copy with location fields filled in where still unknown."""
+        fields = {k: v for k, v in self.__dict__.items() if k in self.__dataclass_fields__}
+        for name, value in where.items():
+            if fields.get(name) is None:
+                fields[name] = value
+        return InputError(**fields)
+
+
+class BudgetExceeded(Exception):
+    """A time or node budget ran out; the stage reports ``INCOMPLETE`` rather than a verdict."""
+
+    def __init__(self, what: str, limit: float | int) -> None:
+        super().__init__(f"{what} budget of {limit} exhausted")
+        self.what = what
+        self.limit = limit

@@ -1,0 +1,206 @@
+"""Formula syntax trees for GR(1) specifications.
+
+Formulas are immutable trees; primes (next-state references) live on :class:`Var` leaves, so
+``next(a & b)`` and ``a' & b'`` are the same tree. Integer terms (:class:`Num`, :class:`Add`,
+integer-typed :class:`Var`) appear only under :class:`Compare`. Type checking against variable
+declarations is done by :mod:`bdi_supervisor.spec.gr1`, not here.
+
+Never build formulas by string surgery: construct trees, or parse text with
+:mod:`bdi_supervisor.spec.structuredslugs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+COMPARE_OPS = ("=", "!=", "<", "<=", ">", ">=")
+
+
+@dataclass(frozen=True)
+class Const:
+    """``TRUE`` or ``FALSE``."""
+
+    value: bool
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable reference; ``primed`` means its value in the next step."""
+
+    name: str
+    primed: bool = False
+
+
+@dataclass(frozen=True)
+class Num:
+    """An integer literal (only inside comparisons and sums)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class Add:
+    """Integer sum ``left + right``."""
+
+    left: Term
+    right: Term
+
+
+@dataclass(frozen=True)
+class Compare:
+    """Integer comparison ``left op right`` with ``op`` in :data:`COMPARE_OPS`."""
+
+    op: str
+    left: Term
+    right: Term
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: Formula
+
+
+@dataclass(frozen=True)
+class And:
+    """Conjunction of two or more formulas."""
+
+    args: tuple[Formula, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    """Disjunction of two or more formulas."""
+
+    args: tuple[Formula, ...]
+
+
+@dataclass(frozen=True)
+class Xor:
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class Implies:
+    left: Formula
+    right: Formula
+
+
+@dataclass(frozen=True)
+class Iff:
+    left: Formula
+    right: Formula
+
+
+Term = Var | Num | Add
+Formula = Const | Var | Compare | Not | And | Or | Xor | Implies | Iff
+Node = Formula | Num | Add
+
+TRUE = Const(True)
+FALSE = Const(False)
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def conj(parts: Iterable[Formula]) -> Formula:
+    """Conjunction of ``parts``, flattened; ``TRUE`` when empty, the part itself when single."""
+    items: list[Formula] = []
+    for part in parts:
+        items.extend(part.args if isinstance(part, And) else (part,))
+    if not items:
+        return TRUE
+    return items[0] if len(items) == 1 else And(tuple(items))
+
+
+def disj(parts: Iterable[Formula]) -> Formula:
+    """Disjunction of ``parts``, flattened; ``FALSE`` when empty, the part itself when single."""
+    items: list[Formula] = []
+    for part in parts:
+        items.extend(part.args if isinstance(part, Or) else (part,))
+    if not items:
+        return FALSE
+    return items[0] if len(items) == 1 else Or(tuple(items))
+
+
+def neg(formula: Formula) -> Formula:
+    """Negation that removes a double negation (``!!a`` is ``a``)."""
+    return formula.arg if isinstance(formula, Not) else Not(formula)
+
+
+def eq(name: str, value: int, primed: bool = False) -> Compare:
+    """``name = value`` (``name' = value`` when primed)."""
+    return Compare("=", Var(name, primed), Num(value))
+
+
+# ---------------------------------------------------------------- traversal
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct sub-trees of ``node``."""
+    if isinstance(node, (Const, Var, Num)):
+        return ()
+    if isinstance(node, Not):
+        return (node.arg,)
+    if isinstance(node, (And, Or)):
+        return node.args
+    if isinstance(node, (Xor, Implies, Iff, Add, Compare)):
+        return (node.left, node.right)
+    raise TypeError(f"not a formula node: {node!r}")
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """All nodes of the tree, pre-order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
+
+
+def variables(node: Node) -> set[Var]:
+    """The variable leaves (with their prime flag) occurring in ``node``."""
+    return {n for n in walk(node) if isinstance(n, Var)}
+
+
+def has_prime(node: Node) -> bool:
+    return any(v.primed for v in variables(node))
+
+
+def map_vars(node: Node, fn: Callable[[Var], Node]) -> Node:
+    """Rebuild ``node`` with every :class:`Var` leaf replaced by ``fn(leaf)``."""
+    if isinstance(node, Var):
+        return fn(node)
+    if isinstance(node, (Const, Num)):
+        return node
+    if isinstance(node, Not):
+        return Not(map_vars(node.arg, fn))
+    if isinstance(node, And):
+        return And(tuple(map_vars(a, fn) for a in node.args))
+    if isinstance(node, Or):
+        return Or(tuple(map_vars(a, fn) for a in node.args))
+    if isinstance(node, Compare):
+        return Compare(node.op, map_vars(node.left, fn), map_vars(node.right, fn))
+    return type(node)(map_vars(node.left, fn), map_vars(node.right, fn))
+
+
+def prime(node: Node) -> Node:
+    """``next(node)``: every variable primed. Raises if one is primed already."""
+
+    def bump(var: Var) -> Var:
+        if var.primed:
+            raise ValueError(f"next(next({var.name})) is not a GR(1) formula")
+        return Var(var.name, True)
+
+    return map_vars(node, bump)
+
+
+def unprime(node: Node) -> Node:
+    """Every variable unprimed."""
+    return map_vars(node, lambda var: Var(var.name, False))
+
+
+def rename(node: Node, mapping: dict[str, str]) -> Node:
+    """Rename variables by ``mapping`` (prime flags kept)."""
+    return map_vars(node, lambda var: Var(mapping.get(var.name, var.name), var.primed))

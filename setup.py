@@ -1,0 +1,49 @@
+"""Packaging for pip (``pip install -e .[test]``) and colcon (ament_python)."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "bdi_supervisor"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="GR(1)-synthesized, audited FlexBE supervisors with a live CTL-BDI monitor",
+    packages=find_packages(include=["bdi_supervisor", "bdi_supervisor.*", "bdi_monitor", "bdi_monitor.*"]),
+    package_data={"bdi_supervisor": ["data/**/*"]},
+    include_package_data=True,
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
+        (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
+    ],
+    python_requires=">=3.10",
+    install_requires=[
+        "dd>=0.6",
+        "PyYAML>=6",
+        "rich>=13",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=8",
+            "hypothesis>=6",
+            "omega>=0.4",
+            "catkin_pkg>=1.0",
+            "ruff>=0.6",
+        ],
+    },
+    zip_safe=True,
+    maintainer="bdi_supervisor maintainers",
+    maintainer_email="maintainers@bdi-supervisor.dev",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [
+            "bdi-supervisor = bdi_supervisor.cli.main:main",
+            "bdi-monitor = bdi_monitor.cli:main",
+        ],
+    },
+)
