@@ -23,9 +23,10 @@ Each such successor is a :class:`Branch` whose ``guard`` is its sensor valuation
 is *ambiguous* when branches lead to different targets. The embedded executor resolves it with
 :meth:`Transition.select` from the sensor values it reads; a FlexBE state only returns an outcome,
 so the code generator refuses ambiguous transitions (see :func:`SupervisorMachine.ambiguities`).
-The initial state is chosen among the strategy's initial states preferring those on which no
-outcome is observed (nothing has run at start-up), lowest id first; all candidates are kept in
-``initial_branches``.
+The initial state is chosen among the strategy's initial states on which no outcome is observed
+(nothing has run at start-up; others only if there is no such state), lowest id first; the
+candidates are kept in ``initial_branches`` (sensor-dependent when their guards differ). Wiring
+through an activation-free state follows the same rule for its successors.
 
 A FlexBE outcome whose normalized outcome has no successor (the environment assumptions exclude
 it there) still needs a transition; it leads to the container outcome :data:`UNEXPECTED` and is
@@ -386,9 +387,7 @@ def _branches(ctx: _Context, state_id: int, names: dict[int, str],
         raise InputError("strategy can stay forever in states that activate nothing",
                          file=ctx.source, key=f"states[{state_id}]",
                          found=" -> ".join(map(str, (*seen, state_id))))
-    successors = [ctx.strategy.state(s) for s in state.successors]
-    # prefer successors on which nothing was observed (no capability ran), then lowest id
-    successors.sort(key=lambda s: (not _shows_no_outcome(ctx, s), s.id))
+    successors = _quiet_first([ctx.strategy.state(s) for s in state.successors], ctx)
     found: list[Branch] = []
     for succ in successors:
         found.extend(_branches(ctx, succ.id, names, (*seen, state_id)))
@@ -398,9 +397,19 @@ def _branches(ctx: _Context, state_id: int, names: dict[int, str],
     return found
 
 
+def _quiet_first(states: list[StrategyState], ctx: _Context) -> list[StrategyState]:
+    """States entered after no capability ran: those showing no outcome, by id.
+
+    At start-up and after an activation-free state nothing has run, so arrivals that show an
+    outcome cannot happen (the enumerated encoding leaves outcomes unconstrained there); they
+    are used only when no quiet arrival exists.
+    """
+    quiet = [s for s in states if _shows_no_outcome(ctx, s)]
+    return sorted(quiet or states, key=lambda s: s.id)
+
+
 def _initial_branches(ctx: _Context, names: dict[int, str]) -> list[Branch]:
-    candidates = ctx.strategy.initial_states or ctx.strategy.states[:1]
-    candidates = sorted(candidates, key=lambda s: (not _shows_no_outcome(ctx, s), s.id))
+    candidates = _quiet_first(ctx.strategy.initial_states or ctx.strategy.states[:1], ctx)
     found: list[Branch] = []
     for state in candidates:
         found.extend(_branches(ctx, state.id, names))
