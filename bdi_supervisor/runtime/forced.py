@@ -263,15 +263,38 @@ def expected_targets(strategy, catalog: Catalog, encoding: str, state_id: int, c
     return tuple(sorted(result))
 
 
+def forced_step(machine, catalog: Catalog, state_name: str, outcome: str,
+                strategy=None) -> str:
+    """One executor step from ``state_name`` with ``outcome`` forced on its capability; returns
+    the machine state or SM outcome it led to, or ``assumption_violated``."""
+    from bdi_supervisor.runtime.executor import Executor
+
+    capability = machine.state(state_name).capability
+    adapters = {}
+    for cap in {s.capability for s in machine.states}:
+        declared = tuple(catalog.capabilities[cap].outcomes)
+        policy = ScriptPolicy(pinned={(cap, 1): outcome}) if cap == capability else None
+        adapters[cap] = ForcedAdapter(cap, declared, policy)
+    executor = Executor(machine, catalog, adapters, strategy=strategy)
+    step, status = executor.step(state_name)
+    if not step.outcome.forced or step.outcome.outcome != outcome:
+        raise AssertionError(f"outcome {outcome!r} was not forced at {state_name}")
+    return "assumption_violated" if status == "assumption_violated" else step.next
+
+
 def exhaustive_check(machine, strategy, catalog: Catalog,
-                     run_step: Callable[[str, str], str],
+                     run_step: Callable[[str, str], str] | None = None,
                      sm_props: Mapping[str, str] | None = None,
                      edges: Mapping | None = None) -> list[ForcedCheck]:
     """Force every declared outcome at every machine state and compare with the strategy.
 
     ``run_step(state_name, outcome)`` runs one executor step from ``state_name`` with ``outcome``
-    forced and returns where it went (machine state, SM outcome, or ``assumption_violated``).
+    forced and returns where it went (machine state, SM outcome, or ``assumption_violated``);
+    default :func:`forced_step`.
     """
+    if run_step is None:
+        def run_step(state_name: str, outcome: str) -> str:
+            return forced_step(machine, catalog, state_name, outcome, strategy)
     if sm_props is None:
         sm_props = {p: o for o, p in catalog.sm_outcome_mappings.items()
                     if p in set(strategy.output_names)}
