@@ -129,6 +129,20 @@ def coffee_enumerated_raw() -> Strategy:
     return Strategy(_variables(ins, outs, ints), states, "coffee_enum")
 
 
+def coffee_enumerated_reduced() -> tuple[Strategy, dict[int, list[int]]]:
+    """The enumerated coffee strategy merged by outputs, labels unioned; with its provenance."""
+    raw = coffee_enumerated_raw()
+    members = {0: [0], 1: [1, 2, 3, 5, 8], 2: [4, 7], 3: [6, 9]}
+    block = {r: b for b, rs in members.items() for r in rs}
+    states = []
+    for rid, raw_ids in members.items():
+        first = raw.state(raw_ids[0])
+        inputs = {k: any(raw.state(r).inputs[k] for r in raw_ids) for k in first.inputs}
+        succ = sorted({block[s] for s in first.successors})
+        states.append(StrategyState(rid, inputs, dict(first.outputs), succ, 0, rid == 0))
+    return Strategy(raw.variables, states, "coffee_enum_reduced"), members
+
+
 VEND_IN = ["pay_c", "pay_f", "prep_pay_c", "select_c", "soda_c", "soda_f"]
 VEND_OUT = ["finished", "item", "pay_a", "pay_p", "prep_pay_a", "select_a", "soda_a", "soda_p"]
 

@@ -23,9 +23,10 @@ Each such successor is a :class:`Branch` whose ``guard`` is its sensor valuation
 is *ambiguous* when branches lead to different targets. The embedded executor resolves it with
 :meth:`Transition.select` from the sensor values it reads; a FlexBE state only returns an outcome,
 so the code generator refuses ambiguous transitions (see :func:`SupervisorMachine.ambiguities`).
-The initial state is chosen among the strategy's initial states preferring those on which no
-outcome is observed (nothing has run at start-up), lowest id first; all candidates are kept in
-``initial_branches``.
+The initial state is chosen among the strategy's initial states on which no outcome is observed
+(nothing has run at start-up; others only if there is no such state), lowest id first; the
+candidates are kept in ``initial_branches`` (sensor-dependent when their guards differ). Wiring
+through an activation-free state follows the same rule for its successors.
 
 A FlexBE outcome whose normalized outcome has no successor (the environment assumptions exclude
 it there) still needs a transition; it leads to the container outcome :data:`UNEXPECTED` and is
@@ -369,10 +370,6 @@ def _guard(ctx: _Context, state: StrategyState) -> dict[str, Value]:
     return {k: v for k, v in sorted(state.inputs.items()) if k not in ctx.outcome_vars}
 
 
-def _shows_no_outcome(ctx: _Context, state: StrategyState) -> bool:
-    return not any(v for k, v in state.inputs.items() if k in ctx.outcome_vars)
-
-
 def _branches(ctx: _Context, state_id: int, names: dict[int, str],
               seen: tuple[int, ...] = ()) -> list[Branch]:
     """Realized targets of entering strategy state ``state_id`` (following wiring states)."""
@@ -386,24 +383,32 @@ def _branches(ctx: _Context, state_id: int, names: dict[int, str],
         raise InputError("strategy can stay forever in states that activate nothing",
                          file=ctx.source, key=f"states[{state_id}]",
                          found=" -> ".join(map(str, (*seen, state_id))))
-    successors = [ctx.strategy.state(s) for s in state.successors]
-    # prefer successors on which nothing was observed (no capability ran), then lowest id
-    successors.sort(key=lambda s: (not _shows_no_outcome(ctx, s), s.id))
     found: list[Branch] = []
-    for succ in successors:
-        found.extend(_branches(ctx, succ.id, names, (*seen, state_id)))
+    for _arrival, succ in _quiet_first(_edges(ctx, state), ctx):
+        found.extend(_branches(ctx, succ, names, (*seen, state_id)))
     if not found:
         raise InputError("state activates nothing and has no successor", file=ctx.source,
                          key=f"states[{state_id}]")
     return found
 
 
+def _quiet_first(edges: list[tuple[Mapping[str, Value], int]],
+                 ctx: _Context) -> list[tuple[Mapping[str, Value], int]]:
+    """Edges entered after no capability ran: those whose arrival shows no outcome, by id.
+
+    At start-up and after an activation-free state nothing has run, so arrivals that show an
+    outcome cannot happen (the enumerated encoding leaves outcomes unconstrained there); they
+    are used only when no quiet arrival exists.
+    """
+    quiet = [e for e in edges if not any(v for k, v in e[0].items() if k in ctx.outcome_vars)]
+    return sorted(quiet or edges, key=lambda e: e[1])
+
+
 def _initial_branches(ctx: _Context, names: dict[int, str]) -> list[Branch]:
-    candidates = ctx.strategy.initial_states or ctx.strategy.states[:1]
-    candidates = sorted(candidates, key=lambda s: (not _shows_no_outcome(ctx, s), s.id))
+    initial = ctx.strategy.initial_states or ctx.strategy.states[:1]
     found: list[Branch] = []
-    for state in candidates:
-        found.extend(_branches(ctx, state.id, names))
+    for _inputs, state_id in _quiet_first([(s.inputs, s.id) for s in initial], ctx):
+        found.extend(_branches(ctx, state_id, names))
     return found
 
 
@@ -418,6 +423,9 @@ def _edges(ctx: _Context, state: StrategyState) -> list[tuple[Mapping[str, Value
     """(arrival input, successor id) pairs of ``state``: explicit labels or successors' inputs."""
     if ctx.edges is not None and state.id in ctx.edges:
         return [(dict(inputs), succ) for inputs, succ in ctx.edges[state.id]]
+    edge_inputs = getattr(state, "edge_inputs", None)  # set by the reducer
+    if edge_inputs is not None:
+        return list(zip(edge_inputs, state.successors))
     return [(ctx.strategy.state(succ).inputs, succ) for succ in state.successors]
 
 
