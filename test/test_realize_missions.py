@@ -19,10 +19,6 @@ pytest.importorskip("bdi_supervisor.spec.generate", reason="spec generation not 
 pytest.importorskip("bdi_supervisor.synthesis.synthesize", reason="synthesis not available yet")
 pytest.importorskip("bdi_supervisor.reduce", reason="reducer not available yet")
 
-from bdi_supervisor.reduce import reduce
-from bdi_supervisor.spec.generate import generate_spec
-from bdi_supervisor.synthesis.synthesize import synthesize
-
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.realize.machine import (
     CAPABILITY_VARIABLE,
@@ -39,6 +35,10 @@ CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal
 
 
 def _pipeline(path, encoding, liveness, pending):
+    from bdi_supervisor.reduce import reduce
+    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
     mission = load_mission(path)
     result = synthesize(generate_spec(mission, encoding=encoding, liveness=liveness,
                                       pending=pending))
