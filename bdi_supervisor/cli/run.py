@@ -93,13 +93,32 @@ def load_folder(folder: Path, mission) -> Prepared:
 
 
 def synthesize_mission(mission) -> Prepared:
-    """Spec → synthesis → audit → reduce → machine, through the project pipeline."""
+    """Spec → synthesis → audit (raw) → reduce → audit (reduced) → supervisor machine."""
     try:
-        from bdi_supervisor.pipeline import prepare_supervisor
-    except ImportError:
+        from bdi_supervisor.audit.auditor import audit
+        from bdi_supervisor.reduce.reducer import reduce
+        from bdi_supervisor.spec.generate import generate_spec
+        from bdi_supervisor.synthesis.synthesize import synthesize
+    except ImportError as error:
         raise InputError("the synthesis pipeline is not available in this installation",
-                         file=mission.file, expected="a saved run folder (--from DIR)") from None
-    return prepare_supervisor(mission)
+                         file=mission.file, found=str(error),
+                         expected="a saved run folder (--from DIR)") from None
+    from bdi_supervisor.realize.machine import build_machine
+
+    result = synthesize(generate_spec(mission))
+    if result.strategy is None:
+        raise InputError(f"the mission's spec is {result.status.lower()}; nothing to run",
+                         file=mission.file, key="request")
+    raw = result.strategy
+    verdict = audit(raw, mission.catalog).verdict
+    reduced = reduce(raw)
+    reduced_verdict = audit(reduced, mission.catalog).verdict
+    machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
+                            source=mission.file or "<mission>")
+    worst = verdict if verdict != "PASS" else reduced_verdict
+    counts = {"raw": len(raw.states), "reduced": len(reduced.states),
+              "realized": len(machine.states)}
+    return Prepared(raw, reduced, machine, counts, worst, mission.file or "")
 
 
 def _ask(activation, labels: list[str]) -> str:
