@@ -110,15 +110,15 @@ def synthesize_mission(mission) -> Prepared:
         raise InputError(f"the mission's spec is {result.status.lower()}; nothing to run",
                          file=mission.file, key="request")
     raw = result.strategy
-    verdict = audit(raw, mission.catalog).verdict
+    # without SM outcomes the request goals are recurrence goals (coffee: br_c)
+    goals = None if mission.request.sm_outcomes else [g.formula for g in mission.request.goals]
+    verdict = audit(raw, mission.catalog, goals=goals).verdict
     reduced = reduce(raw)
-    reduced_verdict = audit(reduced, mission.catalog).verdict
     machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
                             source=mission.file or "<mission>")
-    worst = verdict if verdict != "PASS" else reduced_verdict
     counts = {"raw": len(raw.states), "reduced": len(reduced.states),
               "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, worst, mission.file or "")
+    return Prepared(raw, reduced, machine, counts, verdict, mission.file or "")
 
 
 def _ask(activation, labels: list[str]) -> str:
