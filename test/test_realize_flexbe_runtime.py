@@ -73,6 +73,7 @@ def node():
 
 def _import(result, tmp_path):
     sys.path.insert(0, str(result.path))
+    importlib.invalidate_caches()
     try:
         module = importlib.import_module(result.package.names.package_path)
     finally:

@@ -243,7 +243,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         else:
             out.append(f"{prefix}autonomy={_dict_literal(autonomy)})")
         out.append("")
-    out += ["", f"{w2}return _state_machine", "",
+    out += [f"{w2}return _state_machine", "",
             f"{w1}# Private functions can be added inside the following tags",
             f"{w1}# [MANUAL_FUNC]", "", f"{w1}# [/MANUAL_FUNC]", ""]
     return "\n".join(out)

@@ -279,6 +279,7 @@ def build_machine(
     for cap in catalog.capabilities:
         check_identifier(cap, "capability name", f"capabilities.{cap}")
     outputs = set(strategy.output_names)
+    _check_activations(strategy, catalog, encoding, source)
     if sm_outcomes is None:
         sm_outcomes = {o: p for o, p in catalog.sm_outcome_mappings.items() if p in outputs}
     for outcome, prop in sm_outcomes.items():
@@ -343,6 +344,26 @@ def build_machine(
         userdata_keys=tuple(keys),
         dropped=dict(sorted(dropped.items())),
     )
+
+
+def _check_activations(strategy: Strategy, catalog: Catalog, encoding: str, source: str) -> None:
+    """The strategy must have been synthesized over this catalog's capabilities."""
+    order = capability_order(catalog)
+    if encoding == ONE_HOT:
+        missing = [c for c in order if f"{c}_a" not in strategy.output_names]
+        if missing:
+            raise InputError("strategy was not synthesized from this catalog", file=source,
+                             key="variables", found="no activation for " + ", ".join(missing),
+                             expected="an output <cap>_a per catalog capability")
+        return
+    variable = next((v for v in strategy.variables if v.name == CAPABILITY_VARIABLE), None)
+    if variable is None:
+        raise InputError("enumerated strategy without the capability variable", file=source,
+                         key="variables", expected=f"an integer output {CAPABILITY_VARIABLE!r}")
+    if variable.high < len(order):
+        raise InputError("strategy was not synthesized from this catalog", file=source,
+                         key=f"variables.{CAPABILITY_VARIABLE}", found=f"0..{variable.high}",
+                         expected=f"0..{len(order)} for {len(order)} capabilities")
 
 
 def _classify(ctx: _Context, state: StrategyState) -> tuple[str, str | None]:
