@@ -200,10 +200,6 @@ def _protocol_and_deadlock(ctx: _Context, graph: _Graph, structural: bool) -> No
         if count % 1024 == 0:
             ctx.deadline.check()
         state = strategy.states[u]
-        if not graph.adj[u]:
-            ctx.add(rec.Defect(rec.DEADLOCK, f"state {u} has no successor", [u],
-                               _state_trace(ctx, graph, u)), u)
-            continue
         active = view.activated(state.outputs)
         if not structural:
             if len(active) > 1:
@@ -217,6 +213,10 @@ def _protocol_and_deadlock(ctx: _Context, graph: _Graph, structural: bool) -> No
                     ctx.add(rec.Defect(rec.PROTOCOL_VIOLATION,
                                        f"initial state {u} observes {names} with nothing pending",
                                        [u], _state_trace(ctx, graph, u)), ("init", u))
+        if not graph.adj[u]:
+            ctx.add(rec.Defect(rec.DEADLOCK, f"state {u} has no successor", [u],
+                               _state_trace(ctx, graph, u)), u)
+            continue
         if graph.virtual[u] or len(active) > 1:
             continue
         pending = active[0] if active else None
@@ -230,7 +230,7 @@ def _protocol_and_deadlock(ctx: _Context, graph: _Graph, structural: bool) -> No
                 observed = obs_cache.get(t)
                 if observed is None:
                     observed = obs_cache[t] = view.observed(inputs)
-            if len(observed) == 1:
+            if len(observed) == 1 and observed[0].capability in (None, pending):
                 seen_outcomes.add(observed[0].outcome)
             if structural:
                 continue
