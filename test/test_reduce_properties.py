@@ -132,7 +132,7 @@ def test_reduced_is_trace_equivalent_and_minimal(raw):
 @given(mealy(), st.randoms(use_true_random=False))
 def test_reduction_is_order_independent_and_idempotent(raw, rnd):
     reduced = reduce(raw)
-    order = [0] + rnd.sample(range(1, len(raw.states)), len(raw.states) - 1)
+    order = [0, *rnd.sample(range(1, len(raw.states)), len(raw.states) - 1)]
     assert len(reduce(permuted(raw, order)).states) == len(reduced.states)
     again = reduce(reduced)
     assert len(again.states) == len(reduced.states)
