@@ -106,12 +106,12 @@ def oracle(strategy, fairness):
         for a, b in itertools.pairwise(path):
             if act[a] == ["x"] and seen_props[b] == ["x_f"] and a not in virtual:
                 streak += 1
+                if streak > 1:
+                    kinds.add(BOUNDED_FAILURE_VIOLATION)
             elif act[a] == ["x"] and seen_props[b] == ["x_c"]:
                 streak = 0
             if act[b] and act[b] != ["x"] and len(act[b]) == 1:
                 streak = 0
-            if streak > 1:
-                kinds.add(BOUNDED_FAILURE_VIOLATION)
         if len(path) < limit:
             stack.extend([*path, t] for t in adj[path[-1]] if path[-1] not in virtual)
     # traps: a node on a cycle with no goal edge on a cycle reachable from it

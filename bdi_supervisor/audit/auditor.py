@@ -287,7 +287,7 @@ def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
             new = list(counters)
             if pending in slot:
                 observed = view.observed(inputs)
-                if len(observed) == 1:
+                if len(observed) == 1 and observed[0].capability in (None, pending):
                     k = slot[pending]
                     if observed[0].outcome == COMPLETED:
                         new[k] = 0
