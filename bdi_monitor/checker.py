@@ -141,7 +141,7 @@ class Checker:
             if f.op == "->":
                 return reach & (~a | b)
             if f.op == "<->":
-                return reach & ~(a ^ b)
+                return reach & ((a & b) | (~a & ~b))
         if isinstance(f, Temporal):
             a = self.sat(f.arg)
             if f.op == "EX":

@@ -182,7 +182,7 @@ class SymbolicModel:
             self.parts.append((delta, f.cur, f.nxt))
             is_j = self.world_cube(j)
             enabled |= is_j & self._table([(self.dir_bits, def_d), (f.cur, def_s)])
-            here = self.bdd.let(self.w_to_target, is_j)
+            here = self._rename(self.w_to_target, is_j)
             if f.bottom is not None:
                 here &= ~self._table([(f.cur, [f.bottom])])
             present |= here
@@ -247,7 +247,7 @@ class SymbolicModel:
     def contains(self, node: ProductNode, u: cudd.Function) -> bool:
         """Is ``node`` in the set ``u``? (one cofactor walk, microseconds)"""
         values = self.node_assignment(node)
-        return values is not None and self.bdd.let(values, u) == self.bdd.true
+        return values is not None and (self.bdd.let(values, u) if values else u) == self.bdd.true
 
     def decode(self, values: dict[str, bool]) -> ProductNode:
         """The product node of a (complete) current-state assignment."""
@@ -291,9 +291,12 @@ class SymbolicModel:
         self._labels[proposition] = result
         return result
 
+    def _rename(self, mapping: dict[str, str], u: cudd.Function) -> cudd.Function:
+        return self.bdd.let(mapping, u) if mapping else u
+
     def pre(self, u: cudd.Function) -> cudd.Function:
         """EX: nodes with a temporal successor in ``u``."""
-        x = self.bdd.let(self.cur_to_next, u)
+        x = self._rename(self.cur_to_next, u)
         for part, _, nxt in self.parts:
             x = cudd.and_exists(x, part, nxt)
         return cudd.and_exists(x, self.enabled, self.dir_bits)
@@ -304,13 +307,13 @@ class SymbolicModel:
         for part, cur, _ in self.parts:
             x = cudd.and_exists(x, part, cur)
         x = self.bdd.exist(self.dir_bits, x)
-        return self.bdd.let(self.next_to_cur, x)
+        return self._rename(self.next_to_cur, x)
 
     def modal_pre(self, relation: str, u: cudd.Function) -> cudd.Function:
         """⟨X⟩: nodes with an X-successor in ``u``."""
         if not self.world_bits:
             return cudd.and_exists(u, self.modal[relation], [])
-        return cudd.and_exists(self.bdd.let(self.w_to_target, u), self.modal[relation],
+        return cudd.and_exists(self._rename(self.w_to_target, u), self.modal[relation],
                                self.target_bits)
 
     def modal_image(self, relation: str, u: cudd.Function) -> cudd.Function:
@@ -318,7 +321,7 @@ class SymbolicModel:
         if not self.world_bits:
             return u & self.modal[relation]
         x = cudd.and_exists(u, self.modal[relation], self.world_bits)
-        return self.bdd.let(self.target_to_w, x)
+        return self._rename(self.target_to_w, x)
 
     @property
     def reachable(self) -> cudd.Function:
