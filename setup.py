@@ -20,6 +20,7 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
         (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
+        (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
         (f"share/{PACKAGE}/config/ctl", glob("config/ctl/*.yaml")),
     ],
     python_requires=">=3.10",
@@ -36,6 +37,10 @@ setup(
             "catkin_pkg>=1.0",
             "ruff>=0.6",
             "pymodelchecking>=1.3",
+            "pyrobosim==5.0.1",
+        ],
+        "sim": [
+            "pyrobosim==5.0.1",
         ],
     },
     zip_safe=True,
