@@ -73,6 +73,11 @@ class ProtocolView:
                 self.outcome_props[outcome_prop(catalog, name, outcome)] = (name, outcome)
         #: enumerated: the generic outcome propositions (named after the normalized outcomes)
         self.generic_outcomes = tuple(catalog.transition_outcomes)
+        if encoding == ENUMERATED:
+            self._observations = tuple((n, Observation(None, n, n)) for n in self.generic_outcomes)
+        else:
+            self._observations = tuple((prop, Observation(cap, outcome, prop))
+                                       for prop, (cap, outcome) in self.outcome_props.items())
 
     @classmethod
     def for_strategy(cls, strategy: Strategy, catalog: Catalog,
@@ -95,11 +100,8 @@ class ProtocolView:
 
     def observed(self, inputs: Mapping[str, Value]) -> list[Observation]:
         """Outcome propositions true in an input valuation."""
-        if self.encoding == ENUMERATED:
-            return [Observation(None, name, name) for name in self.generic_outcomes
-                    if inputs.get(name)]
-        return [Observation(cap, outcome, prop)
-                for prop, (cap, outcome) in self.outcome_props.items() if inputs.get(prop)]
+        get = inputs.get
+        return [obs for prop, obs in self._observations if get(prop)]
 
     def outcome_proposition(self, capability: str, outcome: str) -> str | None:
         """The input proposition that reports ``outcome`` of ``capability`` (None if none)."""
