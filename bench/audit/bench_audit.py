@@ -17,6 +17,7 @@ do). Constant ratios across sizes mean linear growth. The last line checks the p
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import sys
 import time
@@ -92,18 +93,31 @@ def bfs(strategy: Strategy) -> int:
 
 
 def best_of(fn, repeat: int) -> float:
+    """Best CPU time of ``repeat`` runs (CPU rather than wall time so that other processes on a
+    busy machine do not count; the garbage collector paused: its full-heap scans would add a cost
+    that grows with everything else allocated in the process)."""
+    gc.collect()
+    gc.disable()
+    try:
+        return _best_of(fn, repeat)
+    finally:
+        gc.enable()
+
+
+def _best_of(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs per measurement (default: more for small sizes)")
     args = parser.parse_args(argv)
     console = Console()
     options = AuditOptions(time_budget_s=None, max_product_states=None)
@@ -112,12 +126,13 @@ def main(argv: list[str] | None = None) -> int:
                    "reduce ms", "reduce/BFS", "audit µs/state"):
         table.add_column(column, justify="right")
     for n in args.sizes:
+        repeat = args.repeat or max(3, 30_000 // n)
         strategy = generate(n)
         record = audit(strategy, CATALOG, [GOAL], options)
         reduced = reduce(strategy)
-        t_bfs = best_of(lambda s=strategy: bfs(s), args.repeat)
-        t_audit = best_of(lambda s=strategy: audit(s, CATALOG, [GOAL], options), args.repeat)
-        t_reduce = best_of(lambda s=strategy: reduce(s), args.repeat)
+        t_bfs = best_of(lambda s=strategy: bfs(s), repeat)
+        t_audit = best_of(lambda s=strategy: audit(s, CATALOG, [GOAL], options), repeat)
+        t_reduce = best_of(lambda s=strategy: reduce(s), repeat)
         table.add_row(f"{n:,}", f"{strategy.transition_count():,}",
                       f"{record.stats['product_states']:,}", f"{len(reduced.states):,}",
                       f"{t_bfs * 1e3:.2f}", f"{t_audit * 1e3:.1f}", f"{t_audit / t_bfs:.1f}",
