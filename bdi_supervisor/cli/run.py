@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is reached, 1 when the run ends otherwise, 2 on bad input.",
     )
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
-    parser.add_argument("--sim", choices=("forced", "pyrobosim"),
-                        help="simulator (default: the mission's runner.sim, else forced)")
+    parser.add_argument("--sim", metavar="SIM",
+                        help="simulator: forced or pyrobosim (default: the mission's runner.sim, "
+                             "else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
                              " (cap#n=outcome forces the n-th activation)")
