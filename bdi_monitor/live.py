@@ -72,6 +72,8 @@ def verdict_table(monitor: Monitor, changes: list[tuple[Change, int | None]]) ->
     for column in ("property", "formula", "launch", "now", "changed at", "holds in worlds"):
         table.add_column(column)
     launch = {v.property: v for v in monitor.launch_verdicts()}
+    holds_in = {r.property.name: len(r.holds_in) for r in monitor.launch}
+    worlds = len(monitor.model.structure.worlds)
     last: dict[str, tuple[Change, int | None]] = {}
     for change, step in changes:
         last[change.property] = (change, step)
@@ -83,7 +85,8 @@ def verdict_table(monitor: Monitor, changes: list[tuple[Change, int | None]]) ->
             changed = f"seq {change.seq}" + (f" (step {step})" if step is not None else "")
         table.add_row(prop.name, prop.text,
                       Text("YES" if lv.value == "true" else "NO", STYLE[lv.value]),
-                      Text(value, STYLE.get(value, "")), changed, lv.evidence["holds_in"])
+                      Text(value, STYLE.get(value, "")), changed,
+                      f"{holds_in[prop.name]} / {worlds}")
     return table
 
 
