@@ -87,4 +87,4 @@ def test_core_plugs_into_the_ros_port():
     assert {v.value for v in launch} <= {"true", "false"}
     assert all(v.value in port.VALUES for v in core.feed({"schema": "nope"}, 0))
     assert core.counters()["malformed"] == 1
-    assert port.CORE_MODULE == monitor.__name__ and hasattr(monitor, port.CORE_FACTORY)
+    assert monitor.__name__ == port.CORE_MODULE and hasattr(monitor, port.CORE_FACTORY)

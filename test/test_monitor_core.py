@@ -151,7 +151,6 @@ def test_malformed_duplicate_out_of_order_and_gaps_are_counted_not_fatal():
 
 
 def test_out_of_model_outcomes_and_states():
-    mission, prep = prepared("beer_robot")
     _, records = forced_run("beer_robot", None)
     monitor = fresh_monitor("beer_robot")
     monitor.feed(records[0])

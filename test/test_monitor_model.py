@@ -4,6 +4,7 @@ launch-time verdicts, checked against the explicit-state oracle."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from ctl_oracle import Explicit, replay
@@ -100,7 +101,7 @@ def test_truth_tables_agree_with_the_explicit_oracle(name):
     for prop in model.properties[:6]:
         assert checker.launch(prop).holds == oracles[model.structure.actual].holds(prop.formula)
         table = checker.truth_table(prop)
-        for q, (position, consistent) in enumerate(model.tracker):
+        for q, (_, consistent) in enumerate(model.tracker):
             expected = {j for j in consistent
                         if as_tuple(model.node(q, j)) in oracles[j].sat(prop.formula)}
             assert table[q] == expected, (prop.name, q)
@@ -113,7 +114,7 @@ FORMULAS = ["bel EF finished", "AG(bel f0 -> AF end)", "E[!fault U finished]", "
 
 @st.composite
 def facts(draw):
-    mission, prep = prepared("beer_robot")
+    mission = prepared("beer_robot")[0]
     caps = sorted(mission.catalog.capabilities)
     found = []
     for n in range(draw(st.integers(1, 2))):
@@ -151,14 +152,12 @@ def test_random_hypotheses_symbolic_equals_explicit(hypotheses):
 
 
 def _mission(tmp_path, sections: str):
-    source = (prepared("beer_robot")[0].file)
-    text = open(source).read().split("hypotheses:")[0]
+    """The beer mission with its monitor sections replaced by ``sections``."""
+    base = prepared("beer_robot")[0]
+    text = Path(base.file).read_text().split("hypotheses:")[0]
     path = tmp_path / "beer_robot.yaml"
-    catalog = tmp_path.parent / "catalogs"
-    text = text.replace("../catalogs/beer_robot.yaml", str(
-        (prepared("beer_robot")[0].catalog_path)))
-    path.write_text(text + sections)
-    del catalog
+    path.write_text(text.replace("../catalogs/beer_robot.yaml", str(base.catalog_path))
+                    + sections)
     return load_mission(path)
 
 
