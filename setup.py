@@ -35,6 +35,16 @@ setup(
             "catkin_pkg>=1.0",
             "ruff>=0.6",
         ],
+        # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
+        # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
+        "ros": [
+            "ros-jazzy-rclpy[fastrtps]==7.1.6",
+            "ros-jazzy-std-msgs==5.3.6",
+            "ros-jazzy-std-srvs==5.3.6",
+            "ros-jazzy-diagnostic-msgs==5.3.6",
+            "ros-jazzy-test-msgs==2.0.3",
+            "colcon-common-extensions>=0.3",
+        ],
     },
     zip_safe=True,
     maintainer="bdi_supervisor maintainers",
