@@ -9,7 +9,7 @@ Parameters:
 - ``require_core`` (bool, default true): refuse to start without the monitor core; when false
   the node reports the stream's transport statistics only.
 
-Subscribes ``bdi_supervisor/bdi_state`` (std_msgs/String, wire envelope
+Subscribes ``bdi_supervisor/bdi_state`` (std_msgs/String: one BDI-state record, schema
 ``bdi_supervisor/bdi_state`` v1, QoS ``STREAM``); publishes ``/diagnostics``: one status
 ``bdi_monitor: stream`` (received, malformed, duplicates, gaps ...), one ``bdi_monitor: launch
 <property>`` per launch-time check and one ``bdi_monitor: <property>`` per runtime verdict.
@@ -48,7 +48,9 @@ def verdict_status(verdict: port.Verdict, hardware_id: str, prefix: str = "") ->
 class MonitorNode(SuiteNode):
     """Feeds each accepted BDI-state record to the core and publishes its verdicts."""
 
-    def __init__(self, context=None, parameter_overrides=None) -> None:
+    def __init__(self, context=None, parameter_overrides=None,
+                 core: port.MonitorPort | None = None) -> None:
+        """``core`` replaces the one built from the mission (for embedding and tests)."""
         super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
         mission = params.existing_file("mission", params.declare(
             self, "mission", "", "mission file whose CTL-BDI properties are monitored"))
@@ -61,9 +63,10 @@ class MonitorNode(SuiteNode):
                                       "refuse to start without the monitor core")
         self.stream = StreamStats()
         self.core_errors = 0
-        self.core: port.MonitorPort | None = None
+        self.core = core
         try:
-            self.core = port.create_monitor(mission)
+            if self.core is None:
+                self.core = port.create_monitor(mission)
         except port.CoreUnavailable as error:
             if require_core:
                 raise ParameterError("require_core", True,
@@ -82,14 +85,14 @@ class MonitorNode(SuiteNode):
 
     def _on_state(self, message: String) -> None:
         was_healthy = self.stream.healthy()
-        envelope = self.stream.accept(message.data)
+        record = self.stream.accept(message.data)
         changed = self.stream.healthy() != was_healthy
-        if envelope is not None and self.core is not None:
+        if record is not None and self.core is not None:
             try:
-                verdicts = self.core.feed(envelope.body, envelope.stamp_ns)
+                verdicts = self.core.feed(record, self.get_clock().now().nanoseconds)
             except Exception as error:  # the core must not take the node down
                 self.core_errors += 1
-                self.get_logger().error(f"monitor core failed on seq {envelope.seq}: {error!r}")
+                self.get_logger().error(f"monitor core failed on seq {record['seq']}: {error!r}")
                 verdicts = []
             for verdict in verdicts:
                 old = self.verdicts.get(verdict.property)

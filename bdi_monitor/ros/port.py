@@ -43,7 +43,10 @@ class MonitorPort(Protocol):
         """Model-checking results of every property, computed once at start-up."""
 
     def feed(self, record: dict[str, Any], stamp_ns: int) -> list[Verdict]:
-        """Advance on one BDI-state record (the wire body); return every property's verdict.
+        """Advance on one BDI-state record (schema ``bdi_supervisor/bdi_state``, already checked
+        for schema, version, ``run_id`` and ``seq``; duplicates and records older than the
+        last of their run are dropped by the node) received at ``stamp_ns`` (node clock);
+        return every property's verdict.
 
         Must not raise on unexpected records: unknown states, duplicates or records out of order
         are the core's to count (see :meth:`counters`) and to report as ``out_of_model`` or

@@ -1,9 +1,12 @@
-"""JSON envelopes carried in ``std_msgs/String`` on the suite's topics (plain Python).
+"""JSON carried in ``std_msgs/String`` on the suite's topics (plain Python).
 
-Every message is one JSON object ``{"schema", "version", "seq", "stamp_ns", "body"}``:
+The BDI-state topic carries the executor's BDI-state records themselves, one JSON object per
+message, exactly as in its JSON Lines files (schema ``bdi_supervisor/bdi_state``, documented in
+:mod:`bdi_supervisor.runtime.bdi_state`; :func:`encode_record` / :func:`decode_record`).
 
-- ``schema`` names the record kind (:data:`BDI_STATE`, :data:`SYNTHESIS_RECORD`,
-  :data:`HANDOVER`);
+The synthesis node's messages are envelopes ``{"schema", "version", "seq", "stamp_ns", "body"}``:
+
+- ``schema`` names the record kind (:data:`SYNTHESIS_RECORD`, :data:`HANDOVER`);
 - ``version`` is the major version of that record's layout; a reader accepts its own major only
   (fields may be added within a major, never removed or retyped);
 - ``seq`` counts the publisher's messages on the topic from 0, so readers see gaps, duplicates and
@@ -19,10 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 BDI_STATE = "bdi_supervisor/bdi_state"
+BDI_STATE_VERSION = 1
 SYNTHESIS_RECORD = "bdi_supervisor/synthesis_record"
 HANDOVER = "bdi_supervisor/supervisor_handover"
 
-VERSIONS = {BDI_STATE: 1, SYNTHESIS_RECORD: 1, HANDOVER: 1}
+VERSIONS = {SYNTHESIS_RECORD: 1, HANDOVER: 1}
 
 
 class WireError(ValueError):
@@ -71,6 +75,31 @@ def decode(text: str, schema: str) -> Envelope:
     if not isinstance(body, dict):
         raise WireError("bad_body", f"body is {type(body).__name__}, expected an object")
     return Envelope(schema, version, seq, stamp, body)
+
+
+def encode_record(record: dict[str, Any]) -> str:
+    """A BDI-state record as message text (the same JSON as a line of its JSON Lines file)."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def decode_record(text: str) -> dict[str, Any]:
+    """Parse one BDI-state record; check schema, version and the stream header (``run_id``,
+    ``seq``); raise :class:`WireError` otherwise. The body is the monitor core's to judge."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise WireError("not_json", str(error)) from None
+    if not isinstance(data, dict):
+        raise WireError("not_object", f"top level is {type(data).__name__}")
+    if data.get("schema") != BDI_STATE:
+        raise WireError("wrong_schema", f"schema {data.get('schema')!r}, expected {BDI_STATE!r}")
+    if data.get("version") != BDI_STATE_VERSION:
+        raise WireError("wrong_version",
+                        f"version {data.get('version')!r}, expected {BDI_STATE_VERSION}")
+    if not isinstance(data.get("run_id"), str) or not _is_count(data.get("seq")):
+        raise WireError("bad_header", f"run_id {data.get('run_id')!r}, seq {data.get('seq')!r}: "
+                        "expected a string and an integer >= 0")
+    return data
 
 
 def _is_count(value: object) -> bool:
