@@ -20,6 +20,7 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
         (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
+        (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
     ],
     python_requires=">=3.10",
     install_requires=[
@@ -34,6 +35,10 @@ setup(
             "omega>=0.4",
             "catkin_pkg>=1.0",
             "ruff>=0.6",
+            "pyrobosim==5.0.1",
+        ],
+        "sim": [
+            "pyrobosim==5.0.1",
         ],
         # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
         # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
