@@ -59,6 +59,10 @@ setup(
         "console_scripts": [
             "bdi-supervisor = bdi_supervisor.cli.main:main",
             "bdi-monitor = bdi_monitor.cli:main",
+            # ROS 2 executables (need rclpy): launch_ros finds them in lib/bdi_supervisor
+            "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
+            "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
+            "monitor_node = bdi_monitor.ros.monitor_node:main",
         ],
     },
 )

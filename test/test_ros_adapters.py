@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -26,6 +27,7 @@ def robot(rclpy_context):
     succeeds for order <= 5, aborts above, honours cancel), spun on its own thread."""
     node = rclpy.create_node("robot", context=rclpy_context)
     calls = []
+    closing = threading.Event()
 
     def button(request, response):
         calls.append("button")
@@ -36,10 +38,14 @@ def robot(rclpy_context):
     def brew(goal_handle):
         order = goal_handle.request.order
         calls.append(f"brew {order}")
-        if order == 99:  # runs until cancelled
-            while not goal_handle.is_cancel_requested:
-                threading.Event().wait(0.01)
-            goal_handle.canceled()
+        if order == 99:  # runs until cancelled (or the fixture closes: bounded)
+            while not goal_handle.is_cancel_requested and not closing.wait(0.01):
+                pass
+            if goal_handle.is_cancel_requested:
+                calls.append("cancelled")
+                goal_handle.canceled()
+            else:
+                goal_handle.abort()
             return Fibonacci.Result()
         if order > 5:
             goal_handle.abort()
@@ -56,6 +62,7 @@ def robot(rclpy_context):
     thread = threading.Thread(target=executor.spin, daemon=True)
     thread.start()
     yield supervisor, calls
+    closing.set()
     executor.shutdown()
     thread.join(5)
     node.destroy_node()
@@ -88,7 +95,10 @@ def test_action_adapter_goal_parameters_status_and_cancel(robot):
     assert (aborted.outcome, aborted.flexbe_outcome) == ("failure", "aborted")
     timed_out = invoke(adapter, Activation("br", {"order": 99}), declared, timeout=0.5)
     assert timed_out.outcome == "failure" and "timeout" in timed_out.reason
-    assert calls == ["brew 3", "brew 8", "brew 99"]
+    deadline = time.monotonic() + 5
+    while "cancelled" not in calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls == ["brew 3", "brew 8", "brew 99", "cancelled"]
 
 
 def test_missing_server_becomes_the_failure_outcome(robot):

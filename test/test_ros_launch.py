@@ -20,7 +20,7 @@ def missions(tmp_path):
     folder = tmp_path / "missions"
     folder.mkdir()
     (folder / "plain.yaml").write_text("name: plain\n")
-    (folder / "watched.yaml").write_text("name: watched\nmonitor:\n  properties:\n    p: AG x\n")
+    (folder / "watched.yaml").write_text("name: watched\nproperties:\n  p: AG x\n")
     return folder
 
 

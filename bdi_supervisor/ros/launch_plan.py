@@ -80,11 +80,8 @@ def parse_bool(name: str, value: str | bool) -> bool:
 
 
 def has_properties(mission: Path) -> bool:
-    """Whether the mission declares CTL-BDI properties for the monitor."""
-    data = _load(mission)
-    monitor = data.get("monitor")
-    return bool(data.get("properties")) or (isinstance(monitor, dict)
-                                            and bool(monitor.get("properties")))
+    """Whether the mission declares CTL-BDI properties (its ``properties`` section)."""
+    return bool(_load(mission).get("properties"))
 
 
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
