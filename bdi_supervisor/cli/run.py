@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is reached, 1 when the run ends otherwise, 2 on bad input.",
     )
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
-    parser.add_argument("--sim", choices=("forced", "pyrobosim"),
-                        help="simulator (default: the mission's runner.sim, else forced)")
+    parser.add_argument("--sim", metavar="SIM",
+                        help="simulator: forced or pyrobosim (default: the mission's runner.sim, "
+                             "else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
                              " (cap#n=outcome forces the n-th activation)")
@@ -65,9 +66,9 @@ class Prepared:
 
 
 def _sm_outcomes(mission) -> dict[str, str] | None:
-    from bdi_supervisor.cli.realize import sm_outcomes
+    from bdi_supervisor.realize.stage import mission_outcomes
 
-    return sm_outcomes(mission)
+    return mission_outcomes(mission)
 
 
 def load_folder(folder: Path, mission) -> Prepared:

@@ -426,11 +426,17 @@ def _quiet_first(edges: list[tuple[Mapping[str, Value], int]],
 
 
 def _initial_branches(ctx: _Context, names: dict[int, str]) -> list[Branch]:
+    """Start candidates, one per environment input (sensor guard), lowest id first.
+
+    Initial states that share the environment's input differ only in the system's choice
+    (e.g. an unconstrained initial integer); any of them is correct, the lowest id is taken.
+    """
     initial = ctx.strategy.initial_states or ctx.strategy.states[:1]
-    found: list[Branch] = []
+    found: dict[tuple, Branch] = {}
     for _inputs, state_id in _quiet_first([(s.inputs, s.id) for s in initial], ctx):
-        found.extend(_branches(ctx, state_id, names))
-    return found
+        for branch in _branches(ctx, state_id, names):
+            found.setdefault(tuple(branch.guard.items()), branch)
+    return list(found.values())
 
 
 def _observed(ctx: _Context, capability: str, cap: Capability,
@@ -441,13 +447,10 @@ def _observed(ctx: _Context, capability: str, cap: Capability,
 
 
 def _edges(ctx: _Context, state: StrategyState) -> list[tuple[Mapping[str, Value], int]]:
-    """(arrival input, successor id) pairs of ``state``: explicit labels or successors' inputs."""
+    """(arrival input, successor id) pairs of ``state``: explicit labels, else the strategy's."""
     if ctx.edges is not None and state.id in ctx.edges:
         return [(dict(inputs), succ) for inputs, succ in ctx.edges[state.id]]
-    edge_inputs = getattr(state, "edge_inputs", None)  # set by the reducer
-    if edge_inputs is not None:
-        return list(zip(edge_inputs, state.successors))
-    return [(ctx.strategy.state(succ).inputs, succ) for succ in state.successors]
+    return ctx.strategy.edges(state.id)  # reducer's per-edge inputs, else successors' inputs
 
 
 def edges_from_provenance(

@@ -45,7 +45,9 @@ from bdi_supervisor.runtime.forced import (
     parse_script,
 )
 
-SIMULATORS = ("forced", "pyrobosim")
+#: simulator name → backend class; other domains register theirs with :func:`register_backend`
+BACKENDS: dict[str, Callable[..., Backend]] = {}  # filled below
+SIMULATORS = ("forced", "pyrobosim")  # the built-in ones
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
                "random", "reasons", "timeouts")
 GENERIC_TYPES = ("forced", "log", "operator")
@@ -87,9 +89,9 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
                          found=unknown[0], expected=", ".join(RUNNER_KEYS))
     config = RunnerConfig(source=source)
     sim = runner.get("sim", "forced")
-    if sim not in SIMULATORS:
+    if sim not in BACKENDS:
         raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
-                         expected=", ".join(SIMULATORS))
+                         expected=", ".join(BACKENDS))
     config.sim = sim
     for key in ("seed", "max_steps"):
         if key in runner:
@@ -244,13 +246,20 @@ class PyRoboSimBackend(Backend):
         return self.sim.snapshot
 
 
+def register_backend(name: str, factory: Callable[..., Backend]) -> None:
+    """Make ``factory(config, seed, ask)`` the backend of simulator ``name``."""
+    BACKENDS[name] = factory
+
+
+register_backend("forced", lambda config, seed, ask=None: Backend(ask))
+register_backend("pyrobosim", PyRoboSimBackend)
+
+
 def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
-    if sim == "pyrobosim":
-        return PyRoboSimBackend(config, seed, ask)
-    if sim == "forced":
-        return Backend(ask)
-    raise InputError("unknown simulator", key="--sim", found=repr(sim),
-                     expected=", ".join(SIMULATORS))
+    if sim not in BACKENDS:
+        raise InputError("unknown simulator", key="--sim", found=repr(sim),
+                         expected=", ".join(BACKENDS))
+    return BACKENDS[sim](config, seed, ask)
 
 
 def build_adapters(capabilities: list[str], catalog: Catalog, config: RunnerConfig,
