@@ -96,11 +96,18 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
          "--params-file", str(prefix / "share" / PACKAGE / "config" / "monitor_node.yaml"),
          "-p", f"mission:={mission}", "-p", "require_core:=false"],
         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    from bdi_supervisor.ros import qos
+
     node = __import__("rclpy").create_node("observer", context=rclpy_context)
+    arrays = []
+    node.create_subscription(DiagnosticArray, "/diagnostics", arrays.append, qos.DIAGNOSTICS)
     executor = SingleThreadedExecutor(context=rclpy_context)
     executor.add_node(node)
     try:
         assert spin_until(executor, lambda: "installed_monitor" in node.get_node_names(), 30)
+        assert spin_until(executor, lambda: arrays, 30)  # up and publishing (period 1 s)
     finally:
         executor.shutdown()
         node.destroy_node()

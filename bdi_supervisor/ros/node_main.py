@@ -61,6 +61,9 @@ def run(factory: Callable[[Context], SuiteNode], name: str,
         print(f"error: {name}: {error}", file=sys.stderr)
         context.try_shutdown()
         return EXIT_BAD_INPUT
+    except (KeyboardInterrupt, ExternalShutdownException):  # interrupted while starting up
+        context.try_shutdown()
+        return EXIT_OK
     return spin(node, context)
 
 
@@ -74,8 +77,16 @@ def spin(node: SuiteNode, context: Context) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
-        executor.shutdown()
         code = node.exit_code
-        node.destroy_node()
+        _quietly(executor.shutdown)
+        _quietly(node.destroy_node)
         context.try_shutdown()
     return EXIT_OK if code is None else code
+
+
+def _quietly(step: Callable[[], object]) -> None:
+    """Run one shutdown step; a second SIGINT during shutdown must not skip the rest."""
+    try:
+        step()
+    except KeyboardInterrupt:
+        step()
