@@ -31,34 +31,19 @@ import json
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bdi_monitor.mission_model import LaunchResult, MissionModel, ModelChecker
+from bdi_monitor.ros.port import Verdict  # the node/core contract (plain Python)
 
 SCHEMA = "bdi_supervisor/bdi_state"
 VERSION = 1
-VALUES = ("true", "false", "inconclusive", "out_of_model")
 FLEXBE_CURRENT_STATE = "flexbe/debug/current_state"
 FLEXBE_OUTCOME = "flexbe/mirror/outcome"
 #: verdict changes kept for reports (older ones are dropped: memory stays bounded)
 CHANGE_LOG = 256
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The current verdict of one property (the shape ``bdi_monitor.ros.port`` expects).
-
-    ``value`` is one of :data:`VALUES` (launch checks: ``true`` YES / ``false``);
-    ``evidence`` short key/value text; ``latency_ns`` the core's time for the record.
-    """
-
-    property: str
-    value: str
-    message: str = ""
-    evidence: dict[str, str] = field(default_factory=dict)
-    latency_ns: int | None = None
 
 
 @dataclass(frozen=True)
