@@ -1,0 +1,1 @@
+"""Simulated domains the embedded executor runs supervisors against."""

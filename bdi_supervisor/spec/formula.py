@@ -11,7 +11,7 @@ Never build formulas by string surgery: construct trees, or parse text with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 COMPARE_OPS = ("=", "!=", "<", "<=", ">", ">=")
@@ -204,3 +204,55 @@ def unprime(node: Node) -> Node:
 def rename(node: Node, mapping: dict[str, str]) -> Node:
     """Rename variables by ``mapping`` (prime flags kept)."""
     return map_vars(node, lambda var: Var(mapping.get(var.name, var.name), var.primed))
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def evaluate(node: Node, current: Mapping[str, int | bool],
+             following: Mapping[str, int | bool] | None = None) -> int | bool:
+    """Value of ``node`` with unprimed variables read from ``current``, primed from ``following``.
+
+    Booleans and integers may be mixed in the mappings (``True``/``1`` alike); a missing variable
+    raises ``KeyError``.
+    """
+    if isinstance(node, Const):
+        return node.value
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Var):
+        source = following if node.primed else current
+        if source is None:
+            raise KeyError(f"{node.name}'")
+        return source[node.name]
+    if isinstance(node, Add):
+        return int(evaluate(node.left, current, following)) + int(evaluate(node.right, current, following))
+    if isinstance(node, Compare):
+        left = int(evaluate(node.left, current, following))
+        right = int(evaluate(node.right, current, following))
+        return _COMPARE_FN[node.op](left, right)
+    if isinstance(node, Not):
+        return not evaluate(node.arg, current, following)
+    if isinstance(node, And):
+        return all(evaluate(a, current, following) for a in node.args)
+    if isinstance(node, Or):
+        return any(evaluate(a, current, following) for a in node.args)
+    left = bool(evaluate(node.left, current, following))
+    right = bool(evaluate(node.right, current, following))
+    if isinstance(node, Xor):
+        return left != right
+    if isinstance(node, Implies):
+        return (not left) or right
+    if isinstance(node, Iff):
+        return left == right
+    raise TypeError(f"not a formula node: {node!r}")
+
+
+_COMPARE_FN: dict[str, Callable[[int, int], bool]] = {
+    "=": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}

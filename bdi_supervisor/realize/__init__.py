@@ -1,0 +1,1 @@
+"""FlexBE realization: supervisor machine model, behavior package generator, round-trip reader."""

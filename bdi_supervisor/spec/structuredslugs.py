@@ -1,0 +1,463 @@
+"""Read and write slugs' *structuredslugs* text (infix GR(1) with bounded integers).
+
+Public API:
+
+- :func:`parse_formula` — one infix formula to a :class:`~bdi_supervisor.spec.formula.Formula`.
+- :func:`format_formula` — the inverse; ``parse_formula(format_formula(f)) == f``.
+- :func:`parse_spec` / :func:`format_spec` — a whole file to/from :class:`GR1Spec`.
+
+Syntax (slugs' ``doc/input_formats.md`` and its structured-slugs grammar): sections ``[INPUT]``,
+``[OUTPUT]``, ``[ENV_INIT]``, ``[SYS_INIT]``, ``[ENV_TRANS]``, ``[SYS_TRANS]``, ``[ENV_LIVENESS]``,
+``[SYS_LIVENESS]`` (a section may appear more than once); one declaration or formula per line;
+``#`` starts a comment. Declarations are ``name`` or ``name:low...high``. Operators, loosest
+first: ``<->``/``<-->``, ``->``/``-->`` (both left-associative, as in slugs), ``^``,
+``|``/``||``/``\\/``, ``&``/``&&``/``/\\``, then unary ``!``/``~``, ``X``/``next(...)``; atoms are
+``TRUE``, ``FALSE``, ``(...)``, a Boolean variable, optionally primed (``a'``), or an integer
+comparison ``t op t`` (``= != < <= > >=``) between sums (``+``) of integer variables and numerals.
+Like slugs' compiler, a line that is already a valid slugsin prefix formula over the declared
+Boolean variables (``| ! a b'``) is read as one.
+
+Comment lines directly above a formula or declaration (and a trailing ``# ...``) become its
+``comment``; the printer writes clause comments as ``## text`` (slugs' clause-naming convention).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.spec.formula import (
+    Add,
+    And,
+    Compare,
+    Const,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Num,
+    Or,
+    Term,
+    Var,
+    Xor,
+    prime,
+)
+from bdi_supervisor.spec.gr1 import SECTION_HEADERS, Clause, GR1Spec, Origin, Variable
+
+#: words with a fixed meaning; they cannot name variables
+RESERVED = frozenset({"TRUE", "FALSE", "X", "next", "F", "G", "U", "W"})
+_TEMPORAL = frozenset({"F", "G", "U", "W"})
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.@]*'?")
+_NUMBER = re.compile(r"[0-9]+")
+# longest operators first
+_SYMBOLS = (
+    "<-->", "<->", "-->", "->", "&&", "||", "/\\", "\\/", "!=", "<=", ">=",
+    "!", "~", "&", "|", "^", "<", ">", "=", "+", "(", ")", "[", "]",
+)
+_CANON = {"<-->": "<->", "-->": "->", "&&": "&", "/\\": "&", "||": "|", "\\/": "|", "~": "!"}
+_COMPARE = ("=", "!=", "<", "<=", ">", ">=")
+_OPEN = {"(": ")", "[": "]"}
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "name" | "num" | "op" | "end"
+    text: str
+    column: int  # 1-based
+
+
+class _Fail(Exception):
+    """Internal: a parse failure at a token (turned into InputError at the top)."""
+
+    def __init__(self, message: str, token: _Token, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.token = token
+        self.expected = expected
+
+
+def _tokenize(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        if ch == "#":
+            break
+        match = _NAME.match(text, i) or _NUMBER.match(text, i)
+        if match:
+            word = match.group(0)
+            if word[0].isdigit() and i + len(word) < len(text) and (
+                text[i + len(word)].isalpha() or text[i + len(word)] == "_"
+            ):
+                raise _Fail("a name cannot start with a digit", _Token("name", word, i + 1))
+            kind = "num" if word[0].isdigit() else "name"
+            if kind == "name" and text.startswith("'", match.end()):
+                raise _Fail("a variable can be primed only once", _Token("name", word, i + 1))
+            tokens.append(_Token(kind, word, i + 1))
+            i = match.end()
+            continue
+        for symbol in _SYMBOLS:
+            if text.startswith(symbol, i):
+                tokens.append(_Token("op", _CANON.get(symbol, symbol), i + 1))
+                i += len(symbol)
+                break
+        else:
+            raise _Fail(f"unexpected character {ch!r}", _Token("op", ch, i + 1))
+    tokens.append(_Token("end", "", len(text) + 1))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, tokens: list[_Token], names: Mapping[str, Variable] | None) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.names = names
+
+    # -- helpers
+    @property
+    def token(self) -> _Token:
+        return self.tokens[self.pos]
+
+    def at(self, *ops: str) -> bool:
+        return self.token.kind == "op" and self.token.text in ops
+
+    def take(self) -> _Token:
+        token = self.token
+        self.pos += 1
+        return token
+
+    def expect(self, op: str) -> _Token:
+        if not self.at(op):
+            raise _Fail(f"expected '{op}'", self.token, f"'{op}'")
+        return self.take()
+
+    def check_name(self, token: _Token, kind: str) -> Var:
+        text = token.text
+        primed = text.endswith("'")
+        name = text[:-1] if primed else text
+        if name in _TEMPORAL:
+            raise _Fail(f"temporal operator '{name}' is not part of GR(1) formulas", token)
+        if name in RESERVED:
+            raise _Fail(f"'{name}' is a reserved word", token, "a variable name")
+        if self.names is not None:
+            var = self.names.get(name)
+            if var is None:
+                raise _Fail(f"undeclared variable '{name}'", token, "a name declared in [INPUT] or [OUTPUT]")
+            if var.kind != kind:
+                what = "an integer" if var.kind == "int" else "a Boolean"
+                hint = "compare it (x = 1)" if var.kind == "int" else "use it as a formula"
+                raise _Fail(f"'{name}' is {what} variable; {hint}", token)
+        return Var(name, primed)
+
+    # -- formulas, loosest first
+    def formula(self) -> Formula:
+        left = self.implication()
+        while self.at("<->"):
+            self.take()
+            left = Iff(left, self.implication())
+        return left
+
+    def implication(self) -> Formula:
+        left = self.xor()
+        while self.at("->"):
+            self.take()
+            left = Implies(left, self.xor())
+        return left
+
+    def xor(self) -> Formula:
+        left = self.disjunction()
+        while self.at("^"):
+            self.take()
+            left = Xor(left, self.disjunction())
+        return left
+
+    def disjunction(self) -> Formula:
+        parts = [self.conjunction()]
+        while self.at("|"):
+            self.take()
+            parts.append(self.conjunction())
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    def conjunction(self) -> Formula:
+        parts = [self.unary()]
+        while self.at("&"):
+            self.take()
+            parts.append(self.unary())
+        return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+    def unary(self) -> Formula:
+        token = self.token
+        if self.at("!"):
+            self.take()
+            return Not(self.unary())
+        if token.kind == "name" and token.text in ("X", "next"):
+            self.take()
+            inner = self.unary()
+            try:
+                return prime(inner)  # type: ignore[return-value]
+            except ValueError:
+                raise _Fail("next() applied to a primed variable (next(next(...)))", token) from None
+        return self.atom()
+
+    def atom(self) -> Formula:
+        start = self.pos
+        try:
+            left: Term | None = self.term()
+        except _Fail:
+            left = None
+        if left is not None and self.at(*_COMPARE):
+            op = self.take().text
+            return Compare(op, left, self.term())
+        self.pos = start
+        token = self.token
+        if token.kind == "name":
+            if token.text in ("TRUE", "FALSE"):
+                self.take()
+                return Const(token.text == "TRUE")
+            self.take()
+            return self.check_name(token, "bool")
+        if self.at("(", "["):
+            close = _OPEN[self.take().text]
+            inner = self.formula()
+            self.expect(close)
+            return inner
+        if token.kind == "num":
+            raise _Fail(f"a number ({token.text}) is not a formula", token, "a comparison such as x = 1")
+        if token.kind == "end":
+            raise _Fail("formula ends too early", token, "a variable, TRUE, FALSE, '(' or '!'")
+        raise _Fail(f"unexpected '{token.text}'", token, "a variable, TRUE, FALSE, '(' or '!'")
+
+    # -- integer terms: t := a | a + t ; a := num | var | ( t )
+    def term(self) -> Term:
+        left = self.term_atom()
+        if self.at("+"):
+            self.take()
+            return Add(left, self.term())
+        return left
+
+    def term_atom(self) -> Term:
+        token = self.token
+        if token.kind == "num":
+            self.take()
+            return Num(int(token.text))
+        if token.kind == "name" and token.text not in RESERVED and token.text.rstrip("'") not in RESERVED:
+            var = self.check_name(token, "int")
+            self.take()
+            return var
+        if self.at("("):
+            self.take()
+            inner = self.term()
+            self.expect(")")
+            return inner
+        raise _Fail("expected an integer term", token)
+
+
+def _location_error(fail: _Fail, text: str, file: str | None, line: int | None,
+                    column_offset: int) -> InputError:
+    token = fail.token
+    found = "end of formula" if token.kind == "end" else f"'{token.text}'"
+    return InputError(
+        f"malformed formula {text.strip()!r}: {fail.message}",
+        file=file, line=line, column=token.column + column_offset, found=found,
+        expected=fail.expected,
+    )
+
+
+def parse_formula(text: str, *, names: Mapping[str, Variable] | None = None,
+                  file: str | None = None, line: int | None = None, key: str | None = None,
+                  column_offset: int = 0) -> Formula:
+    """Parse one infix formula.
+
+    ``names`` (declared variables by name), when given, makes undeclared names and Boolean/integer
+    misuse errors. Errors are :class:`InputError` with ``line`` and 1-based ``column`` (shifted by
+    ``column_offset`` when the text is a slice of a longer line).
+    """
+    try:
+        tokens = _tokenize(text)
+        parser = _Parser(tokens, names)
+        result = parser.formula()
+        if parser.token.kind != "end":
+            raise _Fail(f"unexpected '{parser.token.text}' after a complete formula", parser.token,
+                        "an operator or the end of the line")
+        return result
+    except _Fail as fail:
+        raise _location_error(fail, text, file, line, column_offset).at(key=key) from None
+
+
+# ---------------------------------------------------------------- printing
+
+_PREC = {Iff: 1, Implies: 2, Xor: 3, Or: 4, And: 5, Not: 6}
+_OPS = {Iff: "<->", Implies: "->", Xor: "^", Or: "|", And: "&"}
+
+
+def _prec(node: Formula) -> int:
+    return _PREC.get(type(node), 7)
+
+
+def format_term(term: Term) -> str:
+    """Infix text of an integer term."""
+    if isinstance(term, Num):
+        if term.value < 0:
+            raise ValueError("structuredslugs has no negative numerals")
+        return str(term.value)
+    if isinstance(term, Var):
+        return term.name + ("'" if term.primed else "")
+    if isinstance(term, Add):
+        left = format_term(term.left)
+        if isinstance(term.left, Add):
+            left = f"({left})"
+        return f"{left} + {format_term(term.right)}"
+    raise TypeError(f"not an integer term: {term!r}")
+
+
+def format_formula(formula: Formula) -> str:
+    """Infix text with the fewest parentheses that re-parse to the same tree."""
+    if isinstance(formula, Const):
+        return "TRUE" if formula.value else "FALSE"
+    if isinstance(formula, Var):
+        return formula.name + ("'" if formula.primed else "")
+    if isinstance(formula, Compare):
+        return f"{format_term(formula.left)} {formula.op} {format_term(formula.right)}"
+    if isinstance(formula, Not):
+        inner = format_formula(formula.arg)
+        if _prec(formula.arg) < 6 or isinstance(formula.arg, Compare):
+            inner = f"({inner})"
+        return "!" + inner
+    if isinstance(formula, (And, Or)):
+        args = formula.args
+    elif isinstance(formula, (Xor, Implies, Iff)):
+        args = (formula.left, formula.right)
+    else:
+        raise TypeError(f"not a formula: {formula!r}")
+    mine = _prec(formula)
+    parts = []
+    for arg in args:
+        text = format_formula(arg)
+        if _prec(arg) <= mine:
+            text = f"({text})"
+        parts.append(text)
+    return f" {_OPS[type(formula)]} ".join(parts)
+
+
+# ---------------------------------------------------------------- whole files
+
+_HEADER_TO_SECTION = {f"[{header}]": name for name, header in SECTION_HEADERS.items()}
+_DECL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*(-?[0-9]+)\s*\.\.\.\s*(-?[0-9]+)\s*)?$")
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    index = line.find("#")
+    if index < 0:
+        return line, ""
+    return line[:index], line[index:].lstrip("#").strip()
+
+
+def parse_declaration(text: str, owner: str, *, file: str | None = None,
+                      line: int | None = None, comment: str = "") -> Variable:
+    """``name`` or ``name:low...high`` (an ``[INPUT]``/``[OUTPUT]`` line)."""
+    match = _DECL.match(text)
+    if not match:
+        raise InputError("malformed variable declaration", file=file, line=line,
+                         column=len(text) - len(text.lstrip()) + 1, found=repr(text.strip()),
+                         expected="name or name:low...high")
+    name, low, high = match.groups()
+    if name in RESERVED:
+        raise InputError(f"'{name}' is a reserved word", file=file, line=line, found=name,
+                         expected="a variable name")
+    if low is None:
+        return Variable(name, owner, comment=comment)  # type: ignore[arg-type]
+    if int(low) > int(high):
+        raise InputError(f"empty range for '{name}'", file=file, line=line,
+                         found=f"{low}...{high}", expected="low <= high")
+    return Variable(name, owner, "int", int(low), int(high), comment=comment)  # type: ignore[arg-type]
+
+
+def parse_spec(text: str, *, file: str | None = None, name: str | None = None) -> GR1Spec:
+    """Parse a structuredslugs file. Each clause gets ``Origin("file", file=..., line=N)``."""
+    from bdi_supervisor.spec import slugsin  # prefix lines; import here to avoid a cycle
+
+    spec = GR1Spec(name=name or (Path(file).stem if file else "spec"))
+    lines = text.splitlines()
+    section: str | None = None
+    pending: list[str] = []  # comment lines waiting for the next item
+    entries: list[tuple[str, int, str, str]] = []  # (section, line no, body, comment)
+    declared: dict[str, Variable] = {}
+    for number, raw in enumerate(lines, start=1):
+        stripped = raw.strip()
+        if not stripped:
+            pending = []
+            continue
+        if stripped.startswith("#"):
+            pending.append(stripped.lstrip("#").strip())
+            continue
+        if stripped.startswith("["):
+            header = stripped.split("#")[0].strip()
+            if header in ("[INPUT]", "[OUTPUT]"):
+                section = header
+            elif header in _HEADER_TO_SECTION:
+                section = _HEADER_TO_SECTION[header]
+            else:
+                raise InputError("unknown section", file=file, line=number, column=1,
+                                 found=header, expected=", ".join(
+                                     ["[INPUT]", "[OUTPUT]", *_HEADER_TO_SECTION]))
+            pending = []
+            continue
+        if section is None:
+            raise InputError("text before the first section header", file=file, line=number,
+                             column=1, found=repr(stripped), expected="a section such as [INPUT]")
+        body, trailing = _split_comment(raw)
+        comment = "\n".join([*pending, trailing] if trailing else pending)
+        pending = []
+        if section in ("[INPUT]", "[OUTPUT]"):
+            var = parse_declaration(body, "env" if section == "[INPUT]" else "sys", file=file,
+                                    line=number, comment=comment)
+            if var.name in declared:
+                raise InputError(f"variable '{var.name}' declared twice", file=file, line=number,
+                                 found=var.name, expected="a new name")
+            declared[var.name] = var
+            spec.variables.append(var)
+        else:
+            entries.append((section, number, body, comment))
+    for section_name, number, body, comment in entries:
+        prefix = slugsin.try_parse_prefix(body, declared)
+        formula = prefix if prefix is not None else parse_formula(
+            body, names=declared, file=file, line=number)
+        origin = Origin("file", file=file, line=number)
+        spec.section(section_name).append(Clause(formula, origin, comment))
+    return spec
+
+
+def _comment_lines(comment: str, marker: str) -> list[str]:
+    return [f"{marker} {line}".rstrip() for line in comment.splitlines()] if comment else []
+
+
+def format_declaration(var: Variable) -> str:
+    return f"{var.name}:{var.low}...{var.high}" if var.kind == "int" else var.name
+
+
+#: section order of the reference's generated files
+FILE_ORDER = ("env_init", "sys_init", "env_safety", "sys_safety", "sys_liveness", "env_liveness")
+
+
+def format_spec(spec: GR1Spec) -> str:
+    """structuredslugs text; :func:`parse_spec` of it gives back the same variables and formulas."""
+    out: list[str] = [f"# {spec.name}"] if spec.name else []
+    for header, owner in (("[INPUT]", "env"), ("[OUTPUT]", "sys")):
+        out += ["", header]
+        for var in spec.variables:
+            if var.owner == owner:
+                out += _comment_lines(var.comment, "#")
+                out.append(format_declaration(var))
+    for name in FILE_ORDER:
+        out += ["", f"[{SECTION_HEADERS[name]}]"]
+        for clause in spec.section(name):
+            out += _comment_lines(clause.comment, "##")
+            out.append(format_formula(clause.formula))
+    return "\n".join(out) + "\n"
