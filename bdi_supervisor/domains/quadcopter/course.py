@@ -12,6 +12,7 @@ on the ring at the flight altitude, sampled as waypoints.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -191,14 +192,14 @@ def _dist(a: Vec, b: Vec) -> float:
 
 
 def path_length(points: list[Vec] | tuple[Vec, ...]) -> float:
-    return sum(_dist(a, b) for a, b in zip(points, points[1:]))
+    return sum(_dist(a, b) for a, b in itertools.pairwise(points))
 
 
 def interpolate(points: list[Vec] | tuple[Vec, ...], s: float) -> Vec:
     """Point at arc length ``s`` along the polyline (clamped to its ends)."""
     if s <= 0:
         return points[0]
-    for a, b in zip(points, points[1:]):
+    for a, b in itertools.pairwise(points):
         d = _dist(a, b)
         if s <= d and d > 0:
             f = s / d

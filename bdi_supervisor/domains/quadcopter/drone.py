@@ -10,6 +10,7 @@ is blocking and advances the simulated mission clock; the FlexBE outcome of the 
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 
@@ -204,7 +205,7 @@ class SimDrone:
             return self._result("go_to", START_FAILURE, "not airborne", 0.0)
         path = self.course.retreat_path(self.position)
         speed = 0.5 * self.profile.cruise_speed
-        length = sum(distance(a, b) for a, b in zip(path, path[1:]))
+        length = sum(distance(a, b) for a, b in itertools.pairwise(path))
         return self._move("go_to", Motion(path, speed, "go_to",
                                           budget_s=length / speed + self.profile.timeout_slack_s,
                                           cancel=cancel))

@@ -25,13 +25,18 @@ from bdi_supervisor.domains.quadcopter.backend import (
     Motion,
     MotionResult,
 )
-from bdi_supervisor.domains.quadcopter.course import GateCourse, Vec, distance, interpolate, path_length
+from bdi_supervisor.domains.quadcopter.course import (
+    GateCourse,
+    Vec,
+    distance,
+    interpolate,
+    path_length,
+)
 from bdi_supervisor.domains.quadcopter.dropout import DropoutPlan, PoseWatchdog
 from bdi_supervisor.domains.quadcopter.profiles import PlatformProfile
 
 DT = 0.01
 RECOVERY_TIME_CONSTANT = 0.3  # s: how fast the deviation shrinks once the pose is fresh again
-COLLISION_MARGIN = 0.05  # m: the drone's radius for collision checks
 
 
 class KinematicBackend:
@@ -53,13 +58,13 @@ class KinematicBackend:
         self._position = position
 
     def _collides(self, p: Vec, kind: str) -> str | None:
-        lo_x, hi_x, lo_y, hi_y, lo_z, hi_z = self.course.world_extents
+        lo_x, hi_x, lo_y, hi_y, _lo_z, hi_z = self.course.world_extents
         if not (lo_x <= p[0] <= hi_x and lo_y <= p[1] <= hi_y and p[2] <= hi_z):
             return "left the world bounds"
-        if p[2] < -1e-9 or (p[2] < COLLISION_MARGIN and kind not in ("takeoff", "land")):
+        if p[2] < -1e-9 or (p[2] < self.profile.radius and kind not in ("takeoff", "land")):
             return "hit the floor"
         for box in self._boxes:
-            if box.distance(p) < COLLISION_MARGIN:
+            if box.distance(p) < self.profile.radius:
                 return "hit a gate"
         return None
 

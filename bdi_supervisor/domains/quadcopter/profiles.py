@@ -36,6 +36,7 @@ class PlatformProfile:
     plan_time_s: float
     gate_tolerance: float  # closest approach to the gate centre counted as "through the gate"
     rotorpy_params: str  # "crazyflie" | "hummingbird"
+    radius: float  # m: the airframe's radius (props included) for collision checks
     #: drift acceleration (m/s²) of the kinematic model while flying on stale pose
     blind_drift: float = 2.0
     #: deviation (m) from the path at which the kinematic model crashes
@@ -59,6 +60,7 @@ CRAZYFLIE = PlatformProfile(
     plan_time_s=0.2,
     gate_tolerance=0.35,
     rotorpy_params="crazyflie",
+    radius=0.06,
 )
 
 PIHAWK = PlatformProfile(
@@ -75,6 +77,7 @@ PIHAWK = PlatformProfile(
     plan_time_s=0.2,
     gate_tolerance=0.35,
     rotorpy_params="hummingbird",
+    radius=0.2,
     blind_drift=1.5,
     timeout_slack_s=5.0,
 )
@@ -91,7 +94,7 @@ def profile(name: str, overrides: dict | None = None, source: str | None = None,
     base = PROFILES[name]
     if not overrides:
         return base
-    known = {f.name: f for f in fields(PlatformProfile)} 
+    known = {f.name: f for f in fields(PlatformProfile)}
     changes = {}
     for field_name, value in overrides.items():
         if field_name not in known or field_name == "name":

@@ -48,7 +48,6 @@ except ImportError as error:  # pragma: no cover - exercised only without rotorp
     ) from error
 
 STEP = 0.01  # s (100 Hz)
-SAFETY_MARGIN = 0.05  # m
 SETTLE_POSITION = 0.08  # m: completion when this close to the end point ...
 SETTLE_SPEED = 0.15  # m/s: ... and this slow, after the trajectory's duration
 MAX_WAYPOINTS = 6
@@ -67,7 +66,7 @@ def _params(name: str) -> dict:
 
 
 class _FreezableMocap(MotionCapture):
-    """Mocap whose measurement is frozen while the dropout plan says the feed is stale."""
+    """Mocap whose position and velocity freeze while the dropout plan says the feed is stale."""
 
     def __init__(self, rate_hz: float, plan: DropoutPlan) -> None:
         super().__init__(sampling_rate=rate_hz, with_artifacts=False)
@@ -85,9 +84,12 @@ class _FreezableMocap(MotionCapture):
         t = self.calls * STEP
         self.calls += 1
         self.fresh = not self.plan.stale(self.t_mission + t, self.segment, t) or self.last is None
+        current = super().measurement(state, with_noise=with_noise, with_artifacts=False)
         if self.fresh:
-            self.last = super().measurement(state, with_noise=with_noise, with_artifacts=False)
-        return copy.deepcopy(self.last)
+            self.last = current
+        # attitude and body rates come from the onboard IMU and stay live; only the
+        # externally tracked position and velocity freeze
+        return {**current, "x": copy.deepcopy(self.last["x"]), "v": copy.deepcopy(self.last["v"])}
 
 
 class RotorPyBackend:
@@ -159,7 +161,7 @@ class RotorPyBackend:
 
         result = simulate(self.world, self.state, self.vehicle, self.controller, trajectory,
                           NoWind(), self.imu, self.mocap, NullEstimator(), t_final=motion.budget_s,
-                          t_step=STEP, safety_margin=SAFETY_MARGIN, use_mocap=True,
+                          t_step=STEP, safety_margin=self.profile.radius, use_mocap=True,
                           terminate=terminate)
         times, states, exit_status = result[0], result[1], result[8]
         final = {k: np.array(v[-1]) for k, v in states.items()}
