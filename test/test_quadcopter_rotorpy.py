@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("rotorpy")
 
-from bdi_supervisor.domains.quadcopter import drone as D  # noqa: E402
-from bdi_supervisor.domains.quadcopter.course import GateCourse, distance  # noqa: E402
-from bdi_supervisor.domains.quadcopter.dropout import DropoutPlan  # noqa: E402
-from bdi_supervisor.domains.quadcopter.profiles import PROFILES  # noqa: E402
-from bdi_supervisor.domains.quadcopter.rotorpy_backend import RotorPyBackend  # noqa: E402
+from bdi_supervisor.domains.quadcopter import drone as D
+from bdi_supervisor.domains.quadcopter.course import GateCourse, distance
+from bdi_supervisor.domains.quadcopter.dropout import DropoutPlan
+from bdi_supervisor.domains.quadcopter.profiles import PROFILES
+from bdi_supervisor.domains.quadcopter.rotorpy_backend import RotorPyBackend
 
 pytestmark = pytest.mark.simulation
 COURSE = GateCourse()
