@@ -20,6 +20,7 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
         (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
+        (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
     ],
     python_requires=">=3.10",
     install_requires=[
@@ -34,7 +35,11 @@ setup(
             "omega>=0.4",
             "catkin_pkg>=1.0",
             "ruff>=0.6",
+            "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
+        ],
+        "sim": [
+            "pyrobosim==5.0.1",
         ],
         # quadcopter gate course on RotorPy (fresh venv: ~90 s, ~500 MB with its numpy/scipy/
         # matplotlib/pandas/cvxopt/gymnasium dependencies)

@@ -143,8 +143,10 @@ def coffee_enumerated_reduced() -> tuple[Strategy, dict[int, list[int]]]:
     return Strategy(raw.variables, states, "coffee_enum_reduced"), members
 
 
-VEND_IN = ["pay_c", "pay_f", "prep_pay_c", "select_c", "soda_c", "soda_f"]
-VEND_OUT = ["finished", "item", "pay_a", "pay_p", "prep_pay_a", "select_a", "soda_a", "soda_p"]
+VEND_IN = ["beer_c", "beer_f", "pay_c", "pay_f", "prep_pay_c", "select_c", "snack_c", "snack_f",
+           "soda_c", "soda_f"]
+VEND_OUT = ["beer_a", "finished", "item", "pay_a", "pay_p", "prep_pay_a", "select_a", "snack_a",
+            "soda_a", "soda_p"]
 
 
 def vending_catalog() -> Catalog:

@@ -24,6 +24,7 @@ import datetime
 import re
 import shutil
 import tempfile
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +142,10 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
                      "takes each transition's first branch)")
     for outcome in machine.outcomes:
         check_label(outcome, "container outcome")
+    clash = sorted(set(machine.outcomes) & set(machine.state_names))
+    if clash:
+        raise InputError("a container outcome has the name of a state", key="sm_outcomes",
+                         found=", ".join(clash), expected="outcome names distinct from states")
     refs = _class_refs(machine)
     w1, w2, w3 = INDENT, INDENT * 2, INDENT * 3
 
@@ -162,7 +167,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         '"""',
         f"Define {_docstring_text(names.behavior)}.",
         "",
-        _docstring_text(description),
+        *textwrap.wrap(_docstring_text(description), 95),
         "",
         f"Created on {_docstring_text(date)}",
         f"@author: {_docstring_text(author)}",
@@ -182,7 +187,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         f'{w1}"""',
         f"{w1}Define {_docstring_text(names.behavior)}.",
         "",
-        f"{w1}{_docstring_text(description)}",
+        *(f"{w1}{line}" for line in textwrap.wrap(_docstring_text(description), 91)),
         f'{w1}"""',
         "",
         f"{w1}def __init__(self, node):",
@@ -238,7 +243,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         else:
             out.append(f"{prefix}autonomy={_dict_literal(autonomy)})")
         out.append("")
-    out += ["", f"{w2}return _state_machine", "",
+    out += [f"{w2}return _state_machine", "",
             f"{w1}# Private functions can be added inside the following tags",
             f"{w1}# [MANUAL_FUNC]", "", f"{w1}# [/MANUAL_FUNC]", ""]
     return "\n".join(out)

@@ -279,6 +279,7 @@ def build_machine(
     for cap in catalog.capabilities:
         check_identifier(cap, "capability name", f"capabilities.{cap}")
     outputs = set(strategy.output_names)
+    _check_activations(strategy, catalog, encoding, source)
     if sm_outcomes is None:
         sm_outcomes = {o: p for o, p in catalog.sm_outcome_mappings.items() if p in outputs}
     for outcome, prop in sm_outcomes.items():
@@ -345,6 +346,23 @@ def build_machine(
     )
 
 
+def _check_activations(strategy: Strategy, catalog: Catalog, encoding: str, source: str) -> None:
+    """The strategy must have been synthesized over this catalog's capabilities."""
+    order = capability_order(catalog)
+    if encoding == ONE_HOT:
+        missing = [c for c in order if f"{c}_a" not in strategy.output_names]
+        if missing:
+            raise InputError("strategy was not synthesized from this catalog", file=source,
+                             key="variables", found="no activation for " + ", ".join(missing),
+                             expected="an output <cap>_a per catalog capability")
+        return
+    variable = next(v for v in strategy.variables if v.name == CAPABILITY_VARIABLE)
+    if variable.high < len(order):
+        raise InputError("strategy was not synthesized from this catalog", file=source,
+                         key=f"variables.{CAPABILITY_VARIABLE}", found=f"0..{variable.high}",
+                         expected=f"0..{len(order)} for {len(order)} capabilities")
+
+
 def _classify(ctx: _Context, state: StrategyState) -> tuple[str, str | None]:
     """("outcome", name) | ("capability", cap) | ("null", None) for a strategy state."""
     for prop, outcome in ctx.sm_props.items():
@@ -370,10 +388,6 @@ def _guard(ctx: _Context, state: StrategyState) -> dict[str, Value]:
     return {k: v for k, v in sorted(state.inputs.items()) if k not in ctx.outcome_vars}
 
 
-def _shows_no_outcome(ctx: _Context, state: StrategyState) -> bool:
-    return not any(v for k, v in state.inputs.items() if k in ctx.outcome_vars)
-
-
 def _branches(ctx: _Context, state_id: int, names: dict[int, str],
               seen: tuple[int, ...] = ()) -> list[Branch]:
     """Realized targets of entering strategy state ``state_id`` (following wiring states)."""
@@ -387,32 +401,32 @@ def _branches(ctx: _Context, state_id: int, names: dict[int, str],
         raise InputError("strategy can stay forever in states that activate nothing",
                          file=ctx.source, key=f"states[{state_id}]",
                          found=" -> ".join(map(str, (*seen, state_id))))
-    successors = _quiet_first([ctx.strategy.state(s) for s in state.successors], ctx)
     found: list[Branch] = []
-    for succ in successors:
-        found.extend(_branches(ctx, succ.id, names, (*seen, state_id)))
+    for _arrival, succ in _quiet_first(_edges(ctx, state), ctx):
+        found.extend(_branches(ctx, succ, names, (*seen, state_id)))
     if not found:
         raise InputError("state activates nothing and has no successor", file=ctx.source,
                          key=f"states[{state_id}]")
     return found
 
 
-def _quiet_first(states: list[StrategyState], ctx: _Context) -> list[StrategyState]:
-    """States entered after no capability ran: those showing no outcome, by id.
+def _quiet_first(edges: list[tuple[Mapping[str, Value], int]],
+                 ctx: _Context) -> list[tuple[Mapping[str, Value], int]]:
+    """Edges entered after no capability ran: those whose arrival shows no outcome, by id.
 
     At start-up and after an activation-free state nothing has run, so arrivals that show an
     outcome cannot happen (the enumerated encoding leaves outcomes unconstrained there); they
     are used only when no quiet arrival exists.
     """
-    quiet = [s for s in states if _shows_no_outcome(ctx, s)]
-    return sorted(quiet or states, key=lambda s: s.id)
+    quiet = [e for e in edges if not any(v for k, v in e[0].items() if k in ctx.outcome_vars)]
+    return sorted(quiet or edges, key=lambda e: e[1])
 
 
 def _initial_branches(ctx: _Context, names: dict[int, str]) -> list[Branch]:
-    candidates = _quiet_first(ctx.strategy.initial_states or ctx.strategy.states[:1], ctx)
+    initial = ctx.strategy.initial_states or ctx.strategy.states[:1]
     found: list[Branch] = []
-    for state in candidates:
-        found.extend(_branches(ctx, state.id, names))
+    for _inputs, state_id in _quiet_first([(s.inputs, s.id) for s in initial], ctx):
+        found.extend(_branches(ctx, state_id, names))
     return found
 
 
@@ -427,6 +441,9 @@ def _edges(ctx: _Context, state: StrategyState) -> list[tuple[Mapping[str, Value
     """(arrival input, successor id) pairs of ``state``: explicit labels or successors' inputs."""
     if ctx.edges is not None and state.id in ctx.edges:
         return [(dict(inputs), succ) for inputs, succ in ctx.edges[state.id]]
+    edge_inputs = getattr(state, "edge_inputs", None)  # set by the reducer
+    if edge_inputs is not None:
+        return list(zip(edge_inputs, state.successors))
     return [(ctx.strategy.state(succ).inputs, succ) for succ in state.successors]
 
 

@@ -1,0 +1,264 @@
+"""From a mission's ``runner`` and ``adapters`` sections to one adapter per capability.
+
+Mission keys read here (all optional)::
+
+    runner:
+      sim: forced | pyrobosim     # default simulator (``--sim`` overrides)
+      seed: 0                     # ``--seed`` overrides
+      max_steps: 500
+      world: ../worlds/logistics.yaml   # pyrobosim: world file, relative to the mission
+      world_overrides: {open: {fridge: false}, locked: {}, options: {navigate: {success_probability: 0.9}}}
+      inject: {navigate: {probability: 0.2}, open: {calls: [1], method: lock}}   # pyrobosim failures
+      force: "pick=failure pick=completed"   # scripted outcomes (``--force`` overrides)
+      random: {move: 0.3}         # seeded random failures per capability (forced layer)
+      reasons: {move: high wind}  # reason recorded for those failures
+      timeouts: {goto_item: 20}   # seconds per activation, per capability
+    adapters:                     # per capability; default: derived from the interface
+      goto_item: {type: navigate}
+      bd: {type: operator}
+
+Adapter types: ``forced`` (nominal outcome unless forced), ``log``, ``operator`` and, with the
+``pyrobosim`` simulator, ``navigate pick place open close detect``. Without an entry, the type
+follows the capability's interface (``LogState`` → log, ``OperatorDecisionState`` → operator, the
+PyRoboSim FlexBE states → their action; anything else is ``forced`` under the forced simulator
+and unbound — an error before anything runs — under pyrobosim).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.catalog.model import Capability, Catalog
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.runtime.adapters import Adapter
+from bdi_supervisor.runtime.builtin import Ask, LogAdapter, OperatorAdapter
+from bdi_supervisor.runtime.forced import (
+    ChainPolicy,
+    ForcedAdapter,
+    OutcomePolicy,
+    RandomPolicy,
+    load_script,
+    parse_script,
+)
+
+SIMULATORS = ("forced", "pyrobosim")
+RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
+               "random", "reasons", "timeouts")
+GENERIC_TYPES = ("forced", "log", "operator")
+PYROBOSIM_TYPES = ("navigate", "pick", "place", "open", "close", "detect")
+
+
+@dataclass
+class RunnerConfig:
+    sim: str = "forced"
+    seed: int = 0
+    max_steps: int = 500
+    world: Path | None = None
+    world_overrides: dict[str, Any] = field(default_factory=dict)
+    inject: dict[str, Any] = field(default_factory=dict)
+    force: str | None = None
+    random: dict[str, float] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    timeouts: dict[str, float] = field(default_factory=dict)
+    adapters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str | None = None
+
+
+def _mapping(value: Any, key: str, source: str | None) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError("expected a mapping", file=source, key=key, found=type(value).__name__,
+                         expected="a mapping")
+    return dict(value)
+
+
+def parse_runner(data: Mapping[str, Any], source: str | None = None,
+                 base: Path | None = None) -> RunnerConfig:
+    """Read ``runner`` and ``adapters`` from a mission's raw YAML mapping."""
+    runner = _mapping(data.get("runner"), "runner", source)
+    unknown = sorted(set(runner) - set(RUNNER_KEYS))
+    if unknown:
+        raise InputError("unknown runner key", file=source, key=f"runner.{unknown[0]}",
+                         found=unknown[0], expected=", ".join(RUNNER_KEYS))
+    config = RunnerConfig(source=source)
+    sim = runner.get("sim", "forced")
+    if sim not in SIMULATORS:
+        raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
+                         expected=", ".join(SIMULATORS))
+    config.sim = sim
+    for key in ("seed", "max_steps"):
+        if key in runner:
+            value = runner[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError("expected a non-negative integer", file=source,
+                                 key=f"runner.{key}", found=repr(value))
+            setattr(config, key, value)
+    if runner.get("world") is not None:
+        world = Path(str(runner["world"]))
+        config.world = world if world.is_absolute() or base is None else base / world
+    config.world_overrides = _mapping(runner.get("world_overrides"), "runner.world_overrides", source)
+    config.inject = _mapping(runner.get("inject"), "runner.inject", source)
+    if runner.get("force") is not None:
+        config.force = str(runner["force"])
+    for key in ("random", "timeouts"):
+        values = _mapping(runner.get(key), f"runner.{key}", source)
+        for cap, number in values.items():
+            if isinstance(number, bool) or not isinstance(number, (int, float)):
+                raise InputError("expected a number", file=source, key=f"runner.{key}.{cap}",
+                                 found=repr(number))
+        setattr(config, key, {k: float(v) for k, v in values.items()})
+    config.reasons = {k: str(v) for k, v in
+                      _mapping(runner.get("reasons"), "runner.reasons", source).items()}
+    adapters = _mapping(data.get("adapters"), "adapters", source)
+    for cap, entry in adapters.items():
+        entry = _mapping(entry, f"adapters.{cap}", source)
+        kind = entry.get("type")
+        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES):
+            raise InputError("unknown adapter type", file=source, key=f"adapters.{cap}.type",
+                             found=repr(kind), expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES)))
+        config.adapters[str(cap)] = entry
+    return config
+
+
+def check_names(config: RunnerConfig, catalog: Catalog) -> None:
+    """Capabilities named in the runner sections must exist in the catalog."""
+    for section in ("adapters", "random", "reasons", "timeouts"):
+        for cap in getattr(config, section):
+            if cap not in catalog.capabilities:
+                raise InputError("unknown capability", file=config.source, key=f"{section}.{cap}",
+                                 found=cap, expected=", ".join(sorted(catalog.capabilities)))
+
+
+def make_policy(config: RunnerConfig, catalog: Catalog, seed: int,
+                script: str | None = None) -> OutcomePolicy | None:
+    """Scripted outcomes first (``--force`` or ``runner.force``), then seeded random failures."""
+    policies: list[Any] = []
+    text = script if script is not None else config.force
+    if text:
+        policies.append(load_script(text, catalog) if script is not None
+                        else parse_script(text, catalog, f"{config.source}: runner.force"))
+    if config.random:
+        policies.append(RandomPolicy(seed, dict(config.random), reasons=dict(config.reasons)))
+    if not policies:
+        return None
+    return policies[0] if len(policies) == 1 else ChainPolicy(policies)
+
+
+class Backend:
+    """A simulator: makes adapters, may read sensors and ground truth, is closed after the run."""
+
+    name = "forced"
+
+    def __init__(self, ask: Ask | None = None) -> None:
+        self.ask = ask
+        self.stack = ExitStack()
+
+    def adapter_type(self, cap: Capability, entry: Mapping[str, Any]) -> str | None:
+        if "type" in entry:
+            return str(entry["type"])
+        interface = cap.interface.split("/")[-1]
+        if interface in ("LogState", "LogKeyState"):
+            return "log"
+        if interface == "OperatorDecisionState":
+            return "operator" if self.ask is not None else "forced"
+        return self.default_type(cap)
+
+    def default_type(self, cap: Capability) -> str | None:
+        return "forced"
+
+    def adapter(self, name: str, cap: Capability, entry: Mapping[str, Any],
+                policy: OutcomePolicy | None) -> Adapter | None:
+        kind = self.adapter_type(cap, entry)
+        declared = tuple(cap.outcomes)
+        if kind == "forced":
+            return ForcedAdapter(name, declared, policy)
+        if kind == "log":
+            inner: Adapter | None = LogAdapter()
+        elif kind == "operator":
+            inner = OperatorAdapter(cap.flexbe_outcomes or {o: o for o in cap.outcomes}, self.ask)
+        else:
+            inner = self.sim_adapter(kind, cap, entry)
+        if inner is None:
+            return None
+        return ForcedAdapter(name, declared, policy, inner) if policy is not None else inner
+
+    def sim_adapter(self, kind: str | None, cap: Capability,
+                    entry: Mapping[str, Any]) -> Adapter | None:
+        if kind in PYROBOSIM_TYPES:
+            raise InputError(f"adapter type '{kind}' needs the pyrobosim simulator",
+                             key=f"adapters.{cap.name}.type", found=kind,
+                             expected="forced, log, operator (or run with --sim pyrobosim)")
+        return None
+
+    def sensors(self) -> Mapping[str, Any] | None:
+        return None
+
+    def ground_truth(self) -> dict | None:
+        return None
+
+    def close(self) -> None:
+        self.stack.close()
+
+
+class PyRoboSimBackend(Backend):
+    """The logistics world in PyRoboSim; closing shuts the world down."""
+
+    name = "pyrobosim"
+
+    def __init__(self, config: RunnerConfig, seed: int, ask: Ask | None = None) -> None:
+        super().__init__(ask)
+        try:
+            from bdi_supervisor.domains.pyrobosim import adapters as sim_adapters
+            from bdi_supervisor.domains.pyrobosim.world import open_world
+        except ModuleNotFoundError as error:
+            raise InputError("the pyrobosim simulator needs PyRoboSim 5.x "
+                             "(pip install '.[sim]')", found=str(error)) from None
+        if config.world is None:
+            raise InputError("the pyrobosim simulator needs a world file", file=config.source,
+                             key="runner.world", expected="a PyRoboSim world YAML")
+        self.kinds = sim_adapters
+        self.sim = self.stack.enter_context(open_world(
+            config.world, seed=seed, overrides=config.world_overrides, source=config.source))
+        self.injector = sim_adapters.FailureInjector.from_config(config.inject, seed, config.source)
+
+    def default_type(self, cap: Capability) -> str | None:
+        params = {p.name: p.value for p in cap.parameters}
+        return self.kinds.kind_for(cap.interface, params)
+
+    def sim_adapter(self, kind, cap, entry):
+        if kind not in self.kinds.KINDS:
+            return None
+        failure = next((o for o in cap.outcomes if o != "completed"), "failure")
+        timeout = float(entry.get("timeout", 10.0))
+        return self.kinds.KINDS[kind](self.sim, injector=self.injector,
+                                      outcomes=("completed", failure), timeout=timeout)
+
+    def ground_truth(self) -> dict | None:
+        return self.sim.snapshot()
+
+
+def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
+    if sim == "pyrobosim":
+        return PyRoboSimBackend(config, seed, ask)
+    if sim == "forced":
+        return Backend(ask)
+    raise InputError("unknown simulator", key="--sim", found=repr(sim),
+                     expected=", ".join(SIMULATORS))
+
+
+def build_adapters(capabilities: list[str], catalog: Catalog, config: RunnerConfig,
+                   backend: Backend, policy: OutcomePolicy | None) -> dict[str, Adapter]:
+    """One adapter per capability the machine activates (missing ones are left out: the
+    executor's binding check names them)."""
+    adapters: dict[str, Adapter] = {}
+    for name in sorted(set(capabilities)):
+        adapter = backend.adapter(name, catalog.capabilities[name],
+                                  config.adapters.get(name, {}), policy)
+        if adapter is not None:
+            adapters[name] = adapter
+    return adapters

@@ -1,0 +1,87 @@
+"""How a run looks to people: a live progress view (rich) and the printed timeline."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from bdi_supervisor.runtime.executor import RunResult
+
+_STYLE = {"completed": "green", "failure": "red"}
+
+
+def _params(parameters: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in parameters.items() if k not in ("outcomes", "hint"))
+
+
+class ProgressView:
+    """A BDI-record callback that keeps a live panel: current state, capability, last outcomes."""
+
+    def __init__(self, console: Console | None = None, history: int = 8) -> None:
+        self.console = console or Console(stderr=True)
+        self.history: deque[dict[str, Any]] = deque(maxlen=history)
+        self.current: dict[str, Any] | None = None
+        self.live = Live(self._render(), console=self.console, refresh_per_second=8,
+                         transient=True)
+
+    def __enter__(self) -> ProgressView:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(*exc)
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        if record["event"] == "activate":
+            self.current = record
+        elif record["event"] == "outcome" and record["last_outcome"]:
+            self.history.append(record["last_outcome"])
+        self.live.update(self._render())
+
+    def _render(self) -> Group:
+        head = Text("starting…")
+        if self.current is not None:
+            intention = self.current["intention"]
+            head = Text.assemble(
+                ("▶ ", "bold"), (self.current["strategy_state"]["machine_state"], "bold cyan"),
+                "  ", (intention["capability"], "bold"), f"({_params(intention['parameters'])})",
+                f"  attempt {intention['attempt']}")
+        table = Table(box=None, show_header=True, header_style="dim")
+        for column in ("step", "state", "outcome", "next", "reason"):
+            table.add_column(column)
+        for item in self.history:
+            forced = " (forced)" if item.get("forced") else ""
+            table.add_row(str(item["step"]), item["state"],
+                          Text(item["outcome"] + forced, _STYLE.get(item["outcome"], "yellow")),
+                          str(item["next"]), item.get("reason") or "")
+        return Group(head, table)
+
+
+def timeline_table(result: RunResult, title: str = "") -> Table:
+    """The run's steps as a table (recoveries highlighted, forced outcomes marked)."""
+    table = Table(title=title or None, header_style="bold")
+    for column in ("#", "state", "capability", "parameters", "outcome", "→ next", "reason", "s"):
+        table.add_column(column, no_wrap=column in ("#", "state", "s"))
+    for step in result.steps:
+        outcome = step.outcome
+        label = outcome.outcome + (f" [{outcome.layer}]" if outcome.forced else "")
+        table.add_row(str(step.step), step.state, step.capability, _params(step.parameters),
+                      Text(label, _STYLE.get(outcome.outcome, "yellow")), step.next,
+                      outcome.reason, f"{step.duration:.2f}")
+    return table
+
+
+def print_result(result: RunResult, console: Console | None = None, title: str = "") -> None:
+    console = console or Console()
+    console.print(timeline_table(result, title))
+    style = "green" if result.goal_reached else "red"
+    recoveries = len(result.recoveries())
+    console.print(Text.assemble(
+        ("status: ", "bold"), (result.status, f"bold {style}"),
+        f"  sm_outcome: {result.sm_outcome}  steps: {len(result.steps)}  "
+        f"recoveries: {recoveries}  ", result.reason))

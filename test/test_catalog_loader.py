@@ -1,0 +1,141 @@
+"""Catalog loader: the reference files load unchanged; every class of bad input is located."""
+
+from pathlib import Path
+
+import pytest
+
+from bdi_supervisor.catalog.loader import catalog_from_doc, load_catalog, load_mappings
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.spec.formula import And, Compare, Not, Num, Or, Var
+from bdi_supervisor.yamlsource import parse_yaml
+
+REFERENCE = Path("/work/shared/reference/flexbe_synthesis")
+needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason="reference inputs not present")
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "catalogs"
+
+
+@needs_reference
+@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*/capabilities/*.yaml")), ids=lambda p: p.name)
+def test_reference_catalogs_load(path):
+    catalog = load_catalog(path)
+    assert catalog.capabilities
+    for cap in catalog.capabilities.values():
+        assert set(cap.flexbe_outcomes.values()) == set(cap.outcomes)
+
+
+@needs_reference
+@pytest.mark.parametrize("path", sorted((REFERENCE / "mappings").glob("*.yaml")), ids=lambda p: p.name)
+def test_reference_mappings_load(path):
+    mappings = load_mappings(path)
+    assert mappings["transition_outcomes"] == ["completed", "failure"]
+    assert mappings["state_outcome_mappings"]["failed"] == "failure"
+
+
+@needs_reference
+@pytest.mark.parametrize("name", ["coffee_capabilities_extended", "vending_capabilities_extended"])
+def test_shipped_catalogs_equal_the_reference(name):
+    folder = "coffee_maker" if name.startswith("coffee") else "vending_demo"
+    ours = load_catalog(CONFIG / (name.split("_")[0] + "_extended.yaml"))
+    theirs = load_catalog(REFERENCE / folder / "capabilities" / f"{name}.yaml")
+    assert ours.capabilities == theirs.capabilities
+    assert ours.variables == theirs.variables and ours.memory == theirs.memory
+
+
+def test_coffee_extended_details():
+    catalog = load_catalog(CONFIG / "coffee_extended.yaml")
+    bd = catalog.capabilities["bd"]
+    assert bd.outcomes == ("completed", "failure")
+    assert bd.flexbe_outcomes == {"button": "completed", "fail": "failure"}
+    assert bd.autonomy == {"button": 2, "fail": 3}  # per outcome, not flattened
+    assert bd.preconditions == (Not(Var("gr")), Not(Var("bd")))
+    assert bd.postconditions == {"completed": (Var("bd"), Not(Var("gr"))), "failure": (Not(Var("bd")),)}
+    assert catalog.state_outcome_mappings["done"] == "completed"  # global mappings merged in
+    assert catalog.sm_outcome_mappings == {"finished": "finished"}
+
+
+def test_vending_parameters_setters_transitions():
+    catalog = load_catalog(CONFIG / "vending_extended.yaml")
+    select = catalog.capabilities["select"]
+    assert select.free_setters == {"completed": ("item",)}
+    assert select.transitions == {"completed": (Var("soda"), Var("beer"), Var("snack"))}
+    assert catalog.capabilities["soda"].postconditions["failure"][1] == Compare("=", Var("item"), Num(1))
+    assert catalog.variables["item"].labels[1] == "soda"
+    assert catalog.memory["pay"].owner == "sys"
+
+
+BASE = """\
+name: demo
+variable_mappings:
+  sys_props:
+    item: {0: none, 1: a}
+capabilities:
+  go:
+    interface: LogState
+    parameters: {text: hi}
+    preconditions: ["!go"]
+    postconditions: [go]
+  stop:
+    interface: OperatorDecisionState
+    parameters: {outcomes: [done, failed], hint: h, suggestion: done}
+    preconditions: ["go & item=1 | !go"]
+    postconditions:
+      completed: ["!go"]
+      failure: [go]
+    autonomy: {done: 2, failed: 3}
+    max_consecutive_failures: 3
+"""
+
+
+def _load(text):
+    return catalog_from_doc(parse_yaml(text, "cat.yaml"))
+
+
+def test_composite_conditions_and_bounded_failures():
+    catalog = _load(BASE)
+    stop = catalog.capabilities["stop"]
+    assert stop.preconditions == (Or((And((Var("go"), Compare("=", Var("item"), Num(1)))), Not(Var("go")))),)
+    assert stop.max_consecutive_failures == 3
+
+
+@pytest.mark.parametrize("old, new, message, line", [
+    ("    parameters: {text: hi}\n", "    parameters: {text: hi}\n    colour: red\n", "unknown key", 9),
+    ("name: demo\n", "name: demo\nextra: 1\n", "unknown key", 2),
+    ("    preconditions: [\"!go\"]\n", "    preconditions: [\"!gone\"]\n", "undefined name 'gone'", 9),
+    ("    postconditions: [go]\n", "    postconditions: [go, \"!go\"]\n", "conflicting postconditions", 10),
+    ("  go:\n", "  go-now:\n", "unsafe capability name", 6),
+    ("  go:\n", "  completed:\n", "reserved capability name", 6),
+    ("    parameters: {text: hi}\n", "    parameters: {text: hi, \"x y\": 1}\n", "unsafe parameter name", 8),
+    ("    preconditions: [\"!go\"]\n", "    preconditions: [\"!go &\"]\n", "malformed formula", 9),
+    ("    preconditions: [\"!go\"]\n", "    preconditions: [\"item\"]\n", "integer variable", 9),
+    ("    interface: LogState\n    parameters: {text: hi}\n", "    interface: NoSuchState\n    parameters: {text: hi}\n",
+     "unknown interface", 7),
+    ("    max_consecutive_failures: 3\n", "    max_consecutive_failures: many\n", "wrong type", 19),
+    ("    autonomy: {done: 2, failed: 3}\n", "    autonomy: {done: 7, failed: 3}\n", "bad autonomy level", 18),
+    ("    parameters: {outcomes: [done, failed], hint: h, suggestion: done}\n",
+     "    parameters: {outcomes: [done, oops], hint: h, suggestion: done}\n", "no normalized outcome", 13),
+    ("    postconditions: [go]\n", "    postconditions: [\"@nothing\"]\n", "names no variable", 10),
+    ("    postconditions: [go]\n", "    postconditions: [go]\n    transition_relation: [nowhere]\n",
+     "transition target", 11),
+    ("    postconditions: [go]\n", "    postconditions: [go_a]\n", "activation propositions", 10),
+])
+def test_bad_catalogs_are_located(old, new, message, line):
+    assert old in BASE
+    with pytest.raises(InputError, match=message) as info:
+        _load(BASE.replace(old, new, 1))
+    assert info.value.file == "cat.yaml"
+    assert info.value.line == line
+    text = info.value.describe()
+    assert "\n" not in text and "Traceback" not in text
+
+
+def test_malformed_condition_column_points_into_the_file():
+    with pytest.raises(InputError) as info:
+        _load(BASE.replace('["!go"]', '["!go & & go"]', 1))
+    # the formula starts after `    preconditions: ["` (21 characters); the second '&' is its 7th
+    assert info.value.column == 21 + 7
+
+
+def test_duplicate_keys_are_errors():
+    with pytest.raises(InputError, match="duplicate key") as info:
+        _load(BASE.replace("  stop:\n", "  go:\n", 1))
+    assert info.value.line == 11
