@@ -34,6 +34,7 @@ Call = Callable[[SimDrone, Mapping[str, Any], threading.Event], CallResult]
 
 
 def _param(params: Mapping[str, Any], name: str, default: Any = None) -> Any:
+    """A parameter of the activation (durations and timeouts come from the platform profile)."""
     if name in params:
         return params[name]
     if default is None:
@@ -47,7 +48,7 @@ def _arm(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> Call
 
 def _takeoff(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> CallResult:
     return drone.takeoff(float(_param(p, "height", drone.profile.takeoff_height)),
-                         float(_param(p, "duration", drone.profile.takeoff_duration)), cancel)
+                         drone.profile.takeoff_duration, cancel)
 
 
 def _plan(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> CallResult:
@@ -72,8 +73,7 @@ def _go_to(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> Ca
 
 
 def _land(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> CallResult:
-    return drone.land(float(_param(p, "height", 0.0)),
-                      float(_param(p, "duration", drone.profile.land_duration)), cancel)
+    return drone.land(float(p.get("height", 0.0)), drone.profile.land_duration, cancel)
 
 
 def _log(drone: SimDrone, p: Mapping[str, Any], cancel: threading.Event) -> CallResult:
