@@ -96,11 +96,11 @@ CALLS: dict[str, tuple[str, Call]] = {
 class DroneAdapter(BlockingAdapter):
     """One capability on the shared simulated drone."""
 
-    def __init__(self, capability: Capability, catalog: Catalog, drone: SimDrone, kind: str,
-                 call: Call, timeout: float) -> None:
+    def __init__(self, capability: Capability, drone: SimDrone, kind: str, call: Call,
+                 timeout: float, mappings: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.capability = capability
-        self.catalog = catalog
+        self.mappings = dict(mappings or {})  # FlexBE outcome -> normalized, after the capability's
         self.drone = drone
         self.call = call
         self.info = AdapterInfo(f"quadcopter.{kind}", tuple(capability.outcomes), timeout)
@@ -118,7 +118,7 @@ class DroneAdapter(BlockingAdapter):
         """Normalize a drone call result for the strategy; keep the rest for the record."""
         cap = self.capability
         flexbe = result.outcome
-        normalized = cap.flexbe_outcomes.get(flexbe) or self.catalog.state_outcome_mappings.get(flexbe)
+        normalized = cap.flexbe_outcomes.get(flexbe) or self.mappings.get(flexbe)
         if normalized not in cap.outcomes:
             normalized = COMPLETED if result.ok else failure_outcome(cap.outcomes) or ""
         dropout = not result.ok and result.feedback.get("max_pose_age", 0.0) > 0.0
@@ -144,5 +144,6 @@ def build_adapters(catalog: Catalog, drone: SimDrone, capabilities: list[str] | 
                              "cannot run", file=source, key=f"capabilities.{name}.interface",
                              found=cap.interface, expected=", ".join(sorted(CALLS)))
         kind, call = CALLS[cls]
-        adapters[name] = DroneAdapter(cap, catalog, drone, kind, call, timeout)
+        adapters[name] = DroneAdapter(cap, drone, kind, call, timeout,
+                                      catalog.state_outcome_mappings)
     return adapters
