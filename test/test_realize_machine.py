@@ -212,3 +212,10 @@ def test_userdata_remapping_collected():
                                                      userdata_in={"pose": "a.b"})
     with pytest.raises(InputError, match="userdata"):
         build_machine(strategy, catalog)
+
+
+def test_encoding_mismatch_is_an_input_error():
+    with pytest.raises(InputError, match="capability variable"):
+        build_machine(cases.coffee_reduced_onehot(), cases.coffee_catalog(), encoding=ENUMERATED)
+    with pytest.raises(InputError, match="not synthesized from this catalog"):
+        build_machine(cases.coffee_enumerated_raw(), cases.vending_catalog())

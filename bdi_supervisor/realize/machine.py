@@ -356,7 +356,10 @@ def _check_activations(strategy: Strategy, catalog: Catalog, encoding: str, sour
                              key="variables", found="no activation for " + ", ".join(missing),
                              expected="an output <cap>_a per catalog capability")
         return
-    variable = next(v for v in strategy.variables if v.name == CAPABILITY_VARIABLE)
+    variable = next((v for v in strategy.variables if v.name == CAPABILITY_VARIABLE), None)
+    if variable is None:
+        raise InputError("enumerated strategy without the capability variable", file=source,
+                         key="variables", expected=f"an integer output {CAPABILITY_VARIABLE!r}")
     if variable.high < len(order):
         raise InputError("strategy was not synthesized from this catalog", file=source,
                          key=f"variables.{CAPABILITY_VARIABLE}", found=f"0..{variable.high}",
