@@ -93,9 +93,9 @@ def run(inject=None, seed=3):
         adapters = build_adapters([s.capability for s in machine.states], catalog, config,
                                   backend, None)
         executor = Executor(machine, catalog, adapters, strategy=strategy,
-                            ground_truth=backend.ground_truth, seed=seed)
+                            ground_truth=backend.truth_reader(), seed=seed)
         result = executor.run()
-        truth = backend.ground_truth()
+        truth = backend.sim.snapshot()
         executor.close()
     finally:
         backend.close()

@@ -26,7 +26,7 @@ and unbound — an error before anything runs — under pyrobosim).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,10 +195,12 @@ class Backend:
                              expected="forced, log, operator (or run with --sim pyrobosim)")
         return None
 
-    def sensors(self) -> Mapping[str, Any] | None:
+    def sensor_reader(self) -> Callable[[], Mapping[str, Any]] | None:
+        """Reads the environment inputs that guard sensor-dependent transitions (none here)."""
         return None
 
-    def ground_truth(self) -> dict | None:
+    def truth_reader(self) -> Callable[[], dict] | None:
+        """Reads the simulator's ground truth for the BDI records (none here)."""
         return None
 
     def close(self) -> None:
@@ -238,8 +240,8 @@ class PyRoboSimBackend(Backend):
         return self.kinds.KINDS[kind](self.sim, injector=self.injector,
                                       outcomes=("completed", failure), timeout=timeout)
 
-    def ground_truth(self) -> dict | None:
-        return self.sim.snapshot()
+    def truth_reader(self) -> Callable[[], dict] | None:
+        return self.sim.snapshot
 
 
 def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:

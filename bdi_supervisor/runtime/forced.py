@@ -234,7 +234,11 @@ def expected_targets(strategy, catalog: Catalog, encoding: str, state_id: int, c
     def arrivals(sid: int) -> list[tuple[Mapping[str, Any], int]]:
         if edges is not None and sid in edges:
             return list(edges[sid])
-        return [(strategy.state(s).inputs, s) for s in strategy.state(sid).successors]
+        state = strategy.state(sid)
+        labels = getattr(state, "edge_inputs", None)  # reduced strategies label their edges
+        if labels is not None:
+            return list(zip(labels, state.successors))
+        return [(strategy.state(s).inputs, s) for s in state.successors]
 
     def name(sid: int, seen: frozenset[int]) -> set[str]:
         state = strategy.state(sid)

@@ -1,0 +1,176 @@
+"""``bdi-supervisor run MISSION.yaml [--sim pyrobosim|forced] [--force SCRIPT] [--seed N]
+[--bdi-log FILE] [--json] [--from DIR]``.
+
+Synthesizes the mission's supervisor (or loads a saved run folder with ``--from``), audits,
+reduces, builds the supervisor machine, and executes it with the embedded executor against the
+chosen simulator; prints the timeline. Exit 0 when the mission goal is reached, 1 when the run
+ends otherwise (failure outcome, assumption violation, adapter error, stop, step limit) or the
+supervisor fails its audit, 2 on bad input (including a bad catalog/adapter binding, reported
+before the robot moves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.synthesis import strategy as strategy_io
+from bdi_supervisor.synthesis.strategy import Strategy
+
+EXIT_OK, EXIT_NEGATIVE = 0, 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="synthesize, audit, reduce and execute a mission's supervisor",
+        description="Run a mission's supervisor with the embedded executor: synthesize (or "
+                    "load a saved run folder), audit, reduce, build the supervisor machine and "
+                    "execute it against a simulator; print the timeline. Exit 0 when the goal "
+                    "is reached, 1 when the run ends otherwise, 2 on bad input.",
+    )
+    parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
+    parser.add_argument("--sim", choices=("forced", "pyrobosim"),
+                        help="simulator (default: the mission's runner.sim, else forced)")
+    parser.add_argument("--force", metavar="SCRIPT",
+                        help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
+                             " (cap#n=outcome forces the n-th activation)")
+    parser.add_argument("--seed", type=int, help="seed for the simulator and random failures")
+    parser.add_argument("--bdi-log", metavar="FILE", help="write the live BDI state (JSON Lines)")
+    parser.add_argument("--from", dest="from_dir", metavar="DIR",
+                        help="use a saved run folder (reduced.json, strategy.json) instead of "
+                             "synthesizing")
+    parser.add_argument("--max-steps", type=int, metavar="N", help="stop after N activations")
+    parser.add_argument("--operator", action="store_true",
+                        help="ask on the terminal for operator-decision outcomes")
+    parser.add_argument("--json", action="store_true", help="print the run record as JSON")
+    parser.set_defaults(func=run)
+
+
+@dataclass
+class Prepared:
+    """The supervisor to run and how it was obtained."""
+
+    raw: Strategy | None
+    reduced: Strategy
+    machine: Any
+    counts: dict[str, int | None] = field(default_factory=dict)
+    audit: str | None = None
+    source: str = ""
+
+
+def _sm_outcomes(mission) -> dict[str, str] | None:
+    from bdi_supervisor.cli.realize import sm_outcomes
+
+    return sm_outcomes(mission)
+
+
+def load_folder(folder: Path, mission) -> Prepared:
+    """A saved run folder: ``reduced.json`` (required), ``strategy.json`` (raw, optional)."""
+    from bdi_supervisor.realize.machine import build_machine
+
+    reduced_path = folder / "reduced.json"
+    if not reduced_path.is_file():
+        raise InputError("run folder has no reduced.json", file=str(folder),
+                         expected="a folder written by bdi-supervisor synthesize --out")
+    reduced = strategy_io.load(reduced_path)
+    raw_path = folder / "strategy.json"
+    raw = strategy_io.load(raw_path) if raw_path.is_file() else None
+    audit = None
+    audit_path = folder / "audit.json"
+    if audit_path.is_file():
+        audit = json.loads(audit_path.read_text()).get("status")
+    machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
+                            source=str(reduced_path))
+    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
+              "realized": len(machine.states)}
+    return Prepared(raw, reduced, machine, counts, audit, str(folder))
+
+
+def synthesize_mission(mission) -> Prepared:
+    """Spec → synthesis → audit (raw) → reduce → audit (reduced) → supervisor machine."""
+    try:
+        from bdi_supervisor.audit.auditor import audit
+        from bdi_supervisor.reduce.reducer import reduce
+        from bdi_supervisor.spec.generate import generate_spec
+        from bdi_supervisor.synthesis.synthesize import synthesize
+    except ImportError as error:
+        raise InputError("the synthesis pipeline is not available in this installation",
+                         file=mission.file, found=str(error),
+                         expected="a saved run folder (--from DIR)") from None
+    from bdi_supervisor.realize.machine import build_machine
+
+    result = synthesize(generate_spec(mission))
+    if result.strategy is None:
+        raise InputError(f"the mission's spec is {result.status.lower()}; nothing to run",
+                         file=mission.file, key="request")
+    raw = result.strategy
+    # without SM outcomes the request goals are recurrence goals (coffee: br_c)
+    goals = None if mission.request.sm_outcomes else [g.formula for g in mission.request.goals]
+    verdict = audit(raw, mission.catalog, goals=goals).verdict
+    reduced = reduce(raw)
+    machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
+                            source=mission.file or "<mission>")
+    counts = {"raw": len(raw.states), "reduced": len(reduced.states),
+              "realized": len(machine.states)}
+    return Prepared(raw, reduced, machine, counts, verdict, mission.file or "")
+
+
+def _ask(activation, labels: list[str]) -> str:
+    from rich.prompt import Prompt
+
+    hint = activation.parameters.get("hint") or activation.capability
+    default = activation.parameters.get("suggestion")
+    return Prompt.ask(f"[bold]{activation.state}[/] {hint}", choices=labels,
+                      default=default if default in labels else None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.runtime.progress import ProgressView, print_result
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+    mission = load_mission(args.mission)
+    prepared = (load_folder(Path(args.from_dir), mission) if args.from_dir
+                else synthesize_mission(mission))
+    if prepared.audit not in (None, "PASS"):
+        message = f"supervisor audit {prepared.audit}; not executing"
+        if args.json:
+            print(json.dumps({"mission": mission.name, "audit": prepared.audit,
+                              "counts": prepared.counts, "result": None}, indent=1))
+        else:
+            print(message, file=sys.stderr)
+        return EXIT_NEGATIVE
+    options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
+                         bdi_log=Path(args.bdi_log) if args.bdi_log else None,
+                         max_steps=args.max_steps)
+    interactive = not args.json and sys.stderr.isatty()
+    ask = _ask if args.operator and sys.stdin.isatty() else None
+    callbacks = []
+    view = ProgressView() if interactive and ask is None else None
+    if view is not None:
+        callbacks.append(view)
+        with view:
+            result = run_supervisor(mission, prepared.machine, prepared.reduced,
+                                    options=options, callbacks=callbacks, ask=ask)
+    else:
+        result = run_supervisor(mission, prepared.machine, prepared.reduced, options=options,
+                                callbacks=callbacks, ask=ask)
+    if args.json:
+        print(json.dumps({"mission": mission.name, "audit": prepared.audit,
+                          "counts": prepared.counts, "result": result.to_dict()},
+                         indent=1, default=str))
+    else:
+        counts = prepared.counts
+        console = Console()
+        console.print(f"mission {mission.name}: supervisor raw {counts.get('raw')} → reduced "
+                      f"{counts.get('reduced')} → realized {counts.get('realized')} states")
+        print_result(result, console, title=f"{mission.name} run {result.run_id}")
+    return EXIT_OK if result.goal_reached else EXIT_NEGATIVE

@@ -1,0 +1,104 @@
+"""One run of a mission's supervisor: bind adapters, execute, record, clean up.
+
+:func:`run_supervisor` is what ``bdi-supervisor run`` and the ROS supervisor node call once a
+supervisor machine exists: it reads the mission's ``runner``/``adapters`` sections
+(:mod:`bdi_supervisor.runtime.binding`), opens the simulator, binds and checks one adapter per
+capability before anything moves, runs the :class:`~bdi_supervisor.runtime.executor.Executor`
+with the BDI-record sinks, and always closes the simulator.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.realize.machine import SupervisorMachine
+from bdi_supervisor.runtime.bdi_state import Callback, JsonLinesSink
+from bdi_supervisor.runtime.beliefs import _assignments
+from bdi_supervisor.runtime.binding import (
+    RunnerConfig,
+    build_adapters,
+    check_names,
+    make_policy,
+    open_backend,
+    parse_runner,
+)
+from bdi_supervisor.runtime.builtin import Ask
+from bdi_supervisor.runtime.executor import Executor, RunResult
+from bdi_supervisor.synthesis.strategy import Strategy
+
+
+@dataclass
+class RunOptions:
+    """Command-line choices that override the mission's ``runner`` section."""
+
+    sim: str | None = None
+    seed: int | None = None
+    force: str | None = None
+    bdi_log: Path | None = None
+    max_steps: int | None = None
+
+
+def runner_config(mission) -> RunnerConfig:
+    """The mission's runner/adapters sections, validated against its catalog."""
+    source = mission.file
+    base = Path(source).parent if source else None
+    config = parse_runner({"runner": mission.section("runner"),
+                           "adapters": mission.section("adapters")}, source, base)
+    check_names(config, mission.catalog)
+    return config
+
+
+def goals_of(mission) -> list[tuple[str, Any]]:
+    return [(g.text, g.formula) for g in mission.request.goals]
+
+
+def initial_beliefs(mission) -> dict[str, Any]:
+    """Facts the request's initial conditions fix (memory and variables only)."""
+    catalog = mission.catalog
+    known = set(catalog.memory) | set(catalog.variables) | set(catalog.capabilities)
+    facts = {}
+    for condition in mission.request.initial_conditions:
+        for name, value in _assignments(condition.formula):
+            if name in known:
+                facts[name] = value
+    return facts
+
+
+def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | None = None, *,
+                   options: RunOptions | None = None, callbacks: Sequence[Callback] = (),
+                   ask: Ask | None = None, stop: threading.Event | None = None,
+                   on_ready: Callable[[Executor], None] | None = None) -> RunResult:
+    """Run ``machine`` for ``mission`` (see the module docstring)."""
+    options = options or RunOptions()
+    config = runner_config(mission)
+    sim = options.sim or config.sim
+    seed = options.seed if options.seed is not None else config.seed
+    policy = make_policy(config, mission.catalog, seed, options.force)
+    sinks: list[Callback] = list(callbacks)
+    log = JsonLinesSink(options.bdi_log) if options.bdi_log is not None else None
+    if log is not None:
+        sinks.append(log)
+    backend = open_backend(sim, config, seed, ask)
+    executor = None
+    try:
+        capabilities = [s.capability for s in machine.states]
+        adapters = build_adapters(capabilities, mission.catalog, config, backend, policy)
+        executor = Executor(
+            machine, mission.catalog, adapters, strategy=strategy, goals=goals_of(mission),
+            initial_beliefs=initial_beliefs(mission), callbacks=sinks,
+            sensors=backend.sensor_reader(), ground_truth=backend.truth_reader(),
+            timeouts=config.timeouts, max_steps=options.max_steps or config.max_steps,
+            mission=mission.name, seed=seed, stop=stop, source=mission.file)
+        if on_ready is not None:
+            on_ready(executor)
+        return executor.run()
+    finally:
+        if executor is not None:
+            executor.close()
+        backend.close()
+        if log is not None:
+            log.close()

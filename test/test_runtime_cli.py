@@ -1,0 +1,97 @@
+"""``bdi-supervisor run`` on saved run folders: timeline, exit codes, BDI log, binding errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import realize_cases as cases
+
+from bdi_supervisor.cli.main import main
+from bdi_supervisor.runtime import bdi_state
+from bdi_supervisor.synthesis import strategy as strategy_io
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOG = ROOT / "config" / "catalogs" / "vending_extended.yaml"
+
+
+@pytest.fixture
+def folder(tmp_path):
+    strategy_io.save(cases.vending_reduced_onehot(), tmp_path / "reduced.json")
+    return tmp_path
+
+
+def mission(tmp_path, extra: str = "") -> str:
+    path = tmp_path / "vending_run.yaml"
+    path.write_text(f"""name: vending_run
+catalog: {CATALOG}
+request: {{initial_conditions: [prep_pay_a], goals: [soda], sm_outcomes: [finished]}}
+{extra}""")
+    return str(path)
+
+
+def test_run_from_folder_reaches_the_goal_and_logs_bdi(folder, capsys):
+    log = folder / "bdi.jsonl"
+    code = main(["run", mission(folder), "--from", str(folder), "--force",
+                 "pay=failure", "--bdi-log", str(log), "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert record["counts"] == {"raw": None, "reduced": 6, "realized": 4}
+    result = record["result"]
+    assert result["status"] == "goal_reached" and result["sm_outcome"] == "finished"
+    assert result["recoveries"] == [{"step": 1, "state": "1_pay", "outcome": "failure",
+                                     "reason": "forced by script", "forced": True,
+                                     "next": "1_pay"}]
+    records = list(bdi_state.read_records(log))
+    assert records[-1]["status"] == "goal_reached"
+    assert records[-1]["desires"] == [{"goal": "soda", "satisfied": True}]
+
+
+def test_human_timeline(folder, capsys):
+    assert main(["run", mission(folder), "--from", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "goal_reached" in out and "4_soda" in out and "reduced 6" in out
+
+
+def test_step_limit_is_exit_1(folder, capsys):
+    code = main(["run", mission(folder), "--from", str(folder), "--force",
+                 "pay=failure pay=failure pay=failure", "--max-steps", "3", "--json"])
+    assert code == 1
+    assert json.loads(capsys.readouterr().out)["result"]["status"] == "step_limit"
+
+
+def test_random_failures_from_the_runner_section_are_seeded(folder, capsys):
+    path = mission(folder, "runner: {sim: forced, random: {pay: 0.5}, reasons: {pay: card declined}}")
+
+    def outcomes(seed):
+        assert main(["run", path, "--from", str(folder), "--seed", str(seed), "--json"]) == 0
+        steps = json.loads(capsys.readouterr().out)["result"]["steps"]
+        return [(s["state"], s["outcome"], s["layer"]) for s in steps]
+
+    assert outcomes(5) == outcomes(5)
+    seen = [o for seed in range(6) for o in outcomes(seed) if o[1] == "failure"]
+    assert seen and all(layer == "random" for _, _, layer in seen)
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("adapters: {pay: {type: navigate}}", "needs the pyrobosim simulator"),
+    ("adapters: {prep_pay: {type: teleport}}", "unknown adapter type"),
+    ("adapters: {fly: {type: forced}}", "unknown capability"),
+    ("runner: {sim: gazebo}", "unknown simulator"),
+    ("runner: {sim: pyrobosim}", "needs a world file"),
+])
+def test_bad_binding_is_bad_input_before_anything_runs(folder, capsys, extra, message):
+    log = folder / "bdi.jsonl"
+    code = main(["run", mission(folder, extra), "--from", str(folder), "--bdi-log", str(log)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert not log.exists() or log.read_text() == ""
+
+
+def test_missing_folder_and_bad_script_are_bad_input(tmp_path, folder, capsys):
+    assert main(["run", mission(folder), "--from", str(tmp_path / "nowhere")]) == 2
+    assert "reduced.json" in capsys.readouterr().err
+    assert main(["run", mission(folder), "--from", str(folder), "--force", "soda=boom"]) == 2
+    assert "does not declare" in capsys.readouterr().err

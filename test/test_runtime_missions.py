@@ -1,0 +1,119 @@
+"""Shipped missions end to end: exhaustive forced outcomes and PyRoboSim logistics runs.
+
+Each supervisor comes from the real pipeline (spec → synthesis → audit → reduce → machine).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.mission import load_mission
+from bdi_supervisor.realize.machine import build_machine
+from bdi_supervisor.runtime.forced import exhaustive_check
+from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
+FOOD = ("bread0", "snacks0", "soda0", "butter0")
+WASTE = ("waste0", "waste1")
+_CACHE: dict[str, tuple] = {}
+
+
+def prepared(name: str):
+    """(mission, Prepared) for a shipped mission, synthesized once per test session."""
+    if name not in _CACHE:
+        path = MISSIONS / f"{name}.yaml"
+        if not path.is_file():
+            pytest.skip(f"mission {path.name} is not shipped yet")
+        from bdi_supervisor.cli.run import synthesize_mission
+
+        mission = load_mission(path)
+        try:
+            _CACHE[name] = (mission, synthesize_mission(mission))
+        except InputError as error:
+            if "not available" in str(error):
+                pytest.skip(f"pipeline stage missing: {error.found}")
+            raise
+    return _CACHE[name]
+
+
+EXHAUSTIVE = ["coffee_extended", "vending_extended", "two_rivers", "logistics_p0", "logistics_p1"]
+
+
+@pytest.mark.parametrize("name", EXHAUSTIVE)
+@pytest.mark.parametrize("which", ["raw", "reduced"])
+def test_every_declared_outcome_at_every_state_follows_the_strategy(name, which):
+    mission, prep = prepared(name)
+    assert prep.audit == "PASS"
+    strategy = prep.raw if which == "raw" else prep.reduced
+    from bdi_supervisor.cli.run import _sm_outcomes
+
+    machine = (prep.machine if which == "reduced" else
+               build_machine(strategy, mission.catalog, sm_outcomes=_sm_outcomes(mission)))
+    checks = exhaustive_check(machine, strategy, mission.catalog)
+    declared = sum(len(mission.catalog.capabilities[s.capability].outcomes)
+                   for s in machine.states)
+    assert len(checks) == declared > 0
+    failures = [c for c in checks if c.outcome != "completed"]
+    assert failures, "no failure outcome was exercised"
+    assert [c for c in checks if not c.ok] == []
+
+
+def delivered(truth: dict) -> bool:
+    objects = truth["objects"]
+    return (all(objects.get(o) == "table_tabletop" for o in FOOD)
+            and all(objects.get(o) == "dumpster_disposal" for o in WASTE)
+            and truth["holding"] is None)
+
+
+def run_logistics(name: str, seed: int | None = None):
+    pytest.importorskip("pyrobosim")
+    mission, prep = prepared(name)
+    records = []
+    result = run_supervisor(mission, prep.machine, prep.reduced,
+                            options=RunOptions(seed=seed), callbacks=[records.append])
+    return result, records
+
+
+@pytest.mark.simulation
+@pytest.mark.parametrize("name", ["logistics_p0", "logistics_p1"])
+def test_pyrobosim_delivers_every_item_without_failures(name):
+    result, records = run_logistics(name)
+    assert result.status == "goal_reached" and result.sm_outcome == "finished"
+    assert result.recoveries() == []
+    assert delivered(records[-1]["ground_truth"])
+    picked = [s.parameters["object"] for s in result.steps if s.capability == "pick"]
+    assert sorted(picked) == sorted(FOOD + WASTE)
+    if name == "logistics_p1":
+        opened = {s.capability for s in result.steps if s.capability.startswith("open_")}
+        assert opened == {"open_fridge", "open_pantry"}
+        assert records[-1]["ground_truth"]["open"]["fridge"] is True
+    final = records[-1]["beliefs"]
+    assert all(final[f"{key}_done"]["value"] is True
+               for key in ("bread", "snacks", "soda", "butter", "waste0", "waste1"))
+
+
+@pytest.mark.simulation
+@pytest.mark.parametrize("name, kinds", [
+    ("logistics_p0_faults", {"goto_item", "pick"}),
+    ("logistics_p1_faults", {"goto_item", "pick", "open_fridge"}),
+])
+def test_pyrobosim_recovers_from_seeded_injected_failures(name, kinds):
+    result, records = run_logistics(name)
+    assert result.status == "goal_reached" and result.sm_outcome == "finished"
+    recoveries = result.recoveries()
+    assert kinds <= {s.capability for s in recoveries}
+    assert all(s.outcome.forced and s.outcome.layer == "injection" for s in recoveries)
+    # every recovery transition is the one the machine (and the audited strategy) prescribes
+    _, prep = prepared(name)
+    for step in recoveries:
+        assert step.next == prep.machine.state(step.state).transitions["failure"].target
+    outcome_records = [r for r in records if r["event"] == "outcome" and r["last_outcome"]]
+    assert any(r["last_outcome"]["outcome"] == "failure" and r["last_outcome"]["forced"]
+               for r in outcome_records)
+    assert delivered(records[-1]["ground_truth"])
+    again, _ = run_logistics(name)
+    assert [(s.state, s.outcome.outcome) for s in again.steps] == \
+        [(s.state, s.outcome.outcome) for s in result.steps]
