@@ -298,3 +298,33 @@ def test_unknown_interface_is_an_input_error():
     with pytest.raises(InputError) as err:
         make_sim().adapters(catalog, source="cat.yaml")
     assert err.value.key == "capabilities.dance.interface"
+
+
+# -- runner binding (--sim quadcopter) ------------------------------------------------------------
+
+def test_runner_binding_opens_the_quadcopter_sim_and_binds_every_capability():
+    from bdi_supervisor.catalog.loader import load_catalog
+    from bdi_supervisor.domains.quadcopter.adapters import CALLS
+    from bdi_supervisor.runtime import binding
+
+    assert set(binding.QUADCOPTER_TYPES) == {f"quadcopter.{kind}" for kind, _ in CALLS.values()}
+    catalog = load_catalog("config/catalogs/quadcopter.yaml")
+    config = binding.parse_runner({"runner": {"sim": "quadcopter", "quadcopter": {
+        "platform": "pihawk", "dropouts": [{"segment": 3, "duration": 1.0}]}}}, "m.yaml")
+    backend = binding.open_backend("quadcopter", config, 3, None)
+    try:
+        adapters = binding.build_adapters(sorted(catalog.capabilities), catalog, config, backend,
+                                          None)
+        assert sorted(adapters) == sorted(catalog.capabilities)
+        kinds = {name: a.describe().kind for name, a in adapters.items()}
+        assert kinds["execute_3"] == "quadcopter.execute_trajectory"
+        assert kinds["log_failed"] == "quadcopter.log"
+        assert kinds["retreat"] == "quadcopter.go_to"
+        truth = backend.truth_reader()()
+        assert truth["platform"] == "pihawk" and truth["armed"] is False
+    finally:
+        backend.close()
+    with pytest.raises(InputError) as err:
+        binding.open_backend("quadcopter", binding.parse_runner(
+            {"runner": {"quadcopter": {"platform": "tello"}}}, "m.yaml"), 0)
+    assert err.value.key == "runner.quadcopter.platform"

@@ -45,11 +45,14 @@ from bdi_supervisor.runtime.forced import (
     parse_script,
 )
 
-SIMULATORS = ("forced", "pyrobosim")
+SIMULATORS = ("forced", "pyrobosim", "quadcopter")
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
-               "random", "reasons", "timeouts")
+               "random", "reasons", "timeouts", "quadcopter")
 GENERIC_TYPES = ("forced", "log", "operator")
 PYROBOSIM_TYPES = ("navigate", "pick", "place", "open", "close", "detect")
+QUADCOPTER_TYPES = ("quadcopter.arm", "quadcopter.takeoff", "quadcopter.plan_trajectory",
+                    "quadcopter.upload_trajectory", "quadcopter.execute_trajectory",
+                    "quadcopter.go_to", "quadcopter.land", "quadcopter.log")
 
 
 @dataclass
@@ -65,6 +68,8 @@ class RunnerConfig:
     reasons: dict[str, str] = field(default_factory=dict)
     timeouts: dict[str, float] = field(default_factory=dict)
     adapters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the quadcopter simulator's block (validated by bdi_supervisor.domains.quadcopter.sim)
+    quadcopter: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
 
 
@@ -103,6 +108,7 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
         config.world = world if world.is_absolute() or base is None else base / world
     config.world_overrides = _mapping(runner.get("world_overrides"), "runner.world_overrides", source)
     config.inject = _mapping(runner.get("inject"), "runner.inject", source)
+    config.quadcopter = _mapping(runner.get("quadcopter"), "runner.quadcopter", source)
     if runner.get("force") is not None:
         config.force = str(runner["force"])
     for key in ("random", "timeouts"):
@@ -118,9 +124,11 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     for cap, entry in adapters.items():
         entry = _mapping(entry, f"adapters.{cap}", source)
         kind = entry.get("type")
-        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES):
+        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES, *QUADCOPTER_TYPES):
             raise InputError("unknown adapter type", file=source, key=f"adapters.{cap}.type",
-                             found=repr(kind), expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES)))
+                             found=repr(kind),
+                             expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES,
+                                                 *QUADCOPTER_TYPES)))
         config.adapters[str(cap)] = entry
     return config
 
@@ -249,6 +257,10 @@ def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = No
         return PyRoboSimBackend(config, seed, ask)
     if sim == "forced":
         return Backend(ask)
+    if sim == "quadcopter":
+        from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend
+
+        return QuadcopterBackend(config, seed, ask)
     raise InputError("unknown simulator", key="--sim", found=repr(sim),
                      expected=", ".join(SIMULATORS))
 

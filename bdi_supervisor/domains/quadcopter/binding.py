@@ -9,7 +9,7 @@ drone adapters as with every simulator; a forced failure never moves the drone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bdi_supervisor.catalog.model import Capability
@@ -17,17 +17,13 @@ from bdi_supervisor.domains.quadcopter.adapters import CALLS, DroneAdapter
 from bdi_supervisor.domains.quadcopter.sim import WALL_TIMEOUT, make_sim
 from bdi_supervisor.runtime.binding import Backend, RunnerConfig
 
-#: adapter types of the quadcopter simulator (``adapters: {cap: {type: ...}}``)
-QUADCOPTER_TYPES = tuple(f"quadcopter.{kind}" for kind, _ in CALLS.values())
-
 
 class QuadcopterBackend(Backend):
     name = "quadcopter"
 
     def __init__(self, config: RunnerConfig, seed: int, ask=None) -> None:
         super().__init__(ask)
-        block = getattr(config, "quadcopter", None) or {}
-        self.sim = make_sim(block, seed=seed, source=config.source)
+        self.sim = make_sim(config.quadcopter, seed=seed, source=config.source)
         self._calls = {f"quadcopter.{kind}": call for kind, call in CALLS.values()}
 
     def adapter_type(self, cap: Capability, entry: Mapping[str, Any]) -> str | None:
@@ -45,6 +41,6 @@ class QuadcopterBackend(Backend):
         timeout = float(entry.get("timeout", WALL_TIMEOUT[self.sim.backend_name]))
         return DroneAdapter(cap, self.sim.drone, kind.split(".", 1)[1], self._calls[kind], timeout)
 
-    def ground_truth(self) -> dict | None:
-        return self.sim.ground_truth()
+    def truth_reader(self) -> Callable[[], dict] | None:
+        return self.sim.ground_truth
 
