@@ -4,7 +4,10 @@ A strategy state is a pair (input valuation, output valuation) as in slugs' expl
 ``inputs`` are the environment's values on arrival (e.g. the outcome just observed), ``outputs``
 the system's answer (e.g. the capability activated now). ``successors`` lists one successor state
 per admissible next input (each successor's ``inputs`` is that input). ``rank`` is the index of the
-system liveness goal currently pursued. Values are ``bool`` for Boolean variables and ``int`` for
+system liveness goal currently pursued. A reduced strategy (:mod:`bdi_supervisor.reduce`) merges
+states reached by different inputs, so there each state also carries ``edge_inputs``: the input
+valuation of each successor edge, parallel to ``successors``; read edges with :meth:`Strategy.edges`
+rather than from the successor's ``inputs``. Values are ``bool`` for Boolean variables and ``int`` for
 bounded integers, always decoded to named variables (never raw bits).
 
 ``strategy.json`` is :func:`to_json` / :func:`from_json` of this model.
@@ -43,6 +46,9 @@ class StrategyState:
     successors: list[int] = field(default_factory=list)
     rank: int = 0
     initial: bool = False
+    #: input valuation per successor edge (parallel to ``successors``); ``None``: each successor's
+    #: own ``inputs`` (raw strategies). Set by the reducer.
+    edge_inputs: list[dict[str, Value]] | None = None
 
 
 @dataclass
@@ -68,6 +74,13 @@ class Strategy:
 
     def state(self, state_id: int) -> StrategyState:
         return self.states[state_id]
+
+    def edges(self, state_id: int) -> list[tuple[dict[str, Value], int]]:
+        """``(input valuation, successor id)`` per outgoing edge of ``state_id``, in order."""
+        state = self.states[state_id]
+        if state.edge_inputs is not None:
+            return list(zip(state.edge_inputs, state.successors))
+        return [(self.states[succ].inputs, succ) for succ in state.successors]
 
     def transition_count(self) -> int:
         return sum(len(s.successors) for s in self.states)
@@ -106,6 +119,10 @@ def from_dict(data: dict, source: str = "<strategy>") -> Strategy:
             if not 0 <= succ < len(states):
                 raise InputError("successor out of range", file=source,
                                  key=f"states[{index}].successors", found=str(succ))
+        if state.edge_inputs is not None and len(state.edge_inputs) != len(state.successors):
+            raise InputError("edge_inputs must have one valuation per successor", file=source,
+                             key=f"states[{index}].edge_inputs",
+                             found=str(len(state.edge_inputs)), expected=str(len(state.successors)))
     return Strategy(variables, states, data.get("name", "strategy"), data.get("metadata", {}))
 
 

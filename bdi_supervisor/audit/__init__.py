@@ -1,0 +1,8 @@
+"""Strategy audit: protocol, deadlock, bounded-failure, trap and livelock checks."""
+
+from bdi_supervisor.audit.auditor import AuditOptions, audit
+from bdi_supervisor.audit.protocol import ENUMERATED, ONE_HOT, ProtocolView, infer_encoding
+from bdi_supervisor.audit.record import FAIL, INCOMPLETE, PASS, AuditRecord, Defect
+
+__all__ = ["ENUMERATED", "FAIL", "INCOMPLETE", "ONE_HOT", "PASS", "AuditOptions", "AuditRecord",
+           "Defect", "ProtocolView", "audit", "infer_encoding"]

@@ -1,0 +1,117 @@
+"""Protocol view: which capability a strategy state activates and which outcome it observed.
+
+Derived from the catalog and the proposition encoding (notes/reference_pipeline.md §3.1):
+
+- **one-hot**: activation ``<cap>_a`` (sys bool), outcome ``<cap>_<t>`` (env bool, ``t`` the
+  first letter of the normalized outcome);
+- **enumerated**: one sys integer ``capability`` with the capabilities sorted alphabetically as
+  ``1..N`` (slot 0 is ``begin_game`` when the catalog has one, else a null start-up slot) and the
+  generic env outcomes named by the catalog's ``transition_outcomes`` (``completed``, ``failure``).
+
+SM outcomes (``finished``, ``failed``) are the values of ``sm_outcome_mappings`` (sys bools) in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.synthesis.strategy import Strategy, Value
+
+ONE_HOT = "one-hot"
+ENUMERATED = "enumerated"
+ENCODINGS = (ONE_HOT, ENUMERATED)
+CAPABILITY_VAR = "capability"
+BEGIN_GAME = "begin_game"
+
+
+@dataclass(frozen=True)
+class Observation:
+    """An outcome seen on arrival: ``capability`` is ``None`` for generic (enumerated) outcomes."""
+
+    capability: str | None
+    outcome: str
+    proposition: str
+
+
+def infer_encoding(strategy: Strategy) -> str:
+    """``enumerated`` when the strategy has a sys integer ``capability``, else ``one-hot``."""
+    for var in strategy.variables:
+        if var.name == CAPABILITY_VAR and var.owner == "sys" and var.kind == "int":
+            return ENUMERATED
+    return ONE_HOT
+
+
+def enumerated_slots(catalog: Catalog) -> dict[int, str]:
+    """``capability`` value → capability name (slot 0 only when ``begin_game`` exists)."""
+    names = sorted(name for name in catalog.capabilities if name != BEGIN_GAME)
+    slots = {index + 1: name for index, name in enumerate(names)}
+    if BEGIN_GAME in catalog.capabilities:
+        slots[0] = BEGIN_GAME
+    return slots
+
+
+class ProtocolView:
+    """Reads activations, observations and SM outcomes off valuations for one encoding."""
+
+    def __init__(self, catalog: Catalog, encoding: str = ONE_HOT) -> None:
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r}; expected one of {ENCODINGS}")
+        self.catalog = catalog
+        self.encoding = encoding
+        self.capabilities = sorted(catalog.capabilities)
+        self.sm_outcomes = tuple(sorted(set(catalog.sm_outcome_mappings.values())))
+        self.slots = enumerated_slots(catalog)
+        #: one-hot activation proposition per capability
+        self.activation_props = {name: f"{name}_a" for name in self.capabilities}
+        #: one-hot outcome proposition → (capability, normalized outcome)
+        self.outcome_props: dict[str, tuple[str, str]] = {}
+        for name in self.capabilities:
+            for outcome in catalog.capabilities[name].outcomes:
+                self.outcome_props[f"{name}_{catalog.outcome_suffix(outcome)}"] = (name, outcome)
+        #: enumerated: the generic outcome propositions (named after the normalized outcomes)
+        self.generic_outcomes = tuple(catalog.transition_outcomes)
+
+    @classmethod
+    def for_strategy(cls, strategy: Strategy, catalog: Catalog,
+                     encoding: str | None = None) -> ProtocolView:
+        """The view for ``strategy``, inferring the encoding from its variables when not given."""
+        return cls(catalog, encoding or infer_encoding(strategy))
+
+    def declared_outcomes(self, capability: str) -> tuple[str, ...]:
+        return self.catalog.capabilities[capability].outcomes
+
+    def activated(self, outputs: Mapping[str, Value]) -> list[str]:
+        """Capabilities activated by an output valuation (more than one is a protocol error)."""
+        if self.encoding == ENUMERATED:
+            slot = outputs.get(CAPABILITY_VAR)
+            if slot is None or isinstance(slot, bool):
+                return []
+            name = self.slots.get(int(slot))
+            return [name] if name else []
+        return [name for name, prop in self.activation_props.items() if outputs.get(prop)]
+
+    def observed(self, inputs: Mapping[str, Value]) -> list[Observation]:
+        """Outcome propositions true in an input valuation."""
+        if self.encoding == ENUMERATED:
+            return [Observation(None, name, name) for name in self.generic_outcomes
+                    if inputs.get(name)]
+        return [Observation(cap, outcome, prop)
+                for prop, (cap, outcome) in self.outcome_props.items() if inputs.get(prop)]
+
+    def outcome_proposition(self, capability: str, outcome: str) -> str | None:
+        """The input proposition that reports ``outcome`` of ``capability`` (None if none)."""
+        if self.encoding == ENUMERATED:
+            return outcome if outcome in self.generic_outcomes else None
+        return f"{capability}_{self.catalog.outcome_suffix(outcome)}"
+
+    def sm_outcomes_of(self, outputs: Mapping[str, Value]) -> list[str]:
+        """SM outcome propositions asserted by an output valuation."""
+        return [name for name in self.sm_outcomes if outputs.get(name)]
+
+    def describe(self, inputs: Mapping[str, Value], outputs: Mapping[str, Value]) -> str:
+        """Short human label: ``observed -> activated`` (used in traces and pictures)."""
+        seen = ",".join(o.proposition for o in self.observed(inputs)) or "-"
+        act = ",".join(self.activated(outputs) + self.sm_outcomes_of(outputs)) or "-"
+        return f"{seen} / {act}"

@@ -1,0 +1,161 @@
+"""Reducer properties on random Mealy strategies, checked by searches written here.
+
+- output-trace equivalence with the raw strategy (synchronous product search over state pairs);
+- minimality: no two reduced states are bisimilar (naive greatest-fixpoint bisimulation);
+- the reduced size equals the number of bisimulation classes of the raw reachable states;
+- independence of state order, idempotence, deterministic numbering, provenance.
+"""
+
+from collections import deque
+
+from _audit_builders import coffee_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bdi_supervisor.reduce import reduce
+from bdi_supervisor.synthesis import strategy as strategy_io
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+
+INPUTS = ("x", "y")
+OUTPUTS = ("a", "b", "c_p")  # c_p is a pending bit: masked
+VALUATIONS = [{"x": x, "y": y} for x in (False, True) for y in (False, True)]
+
+
+@st.composite
+def mealy(draw, max_states=12):
+    """A random raw strategy: each edge's input valuation is its target's arrival inputs."""
+    n = draw(st.integers(1, max_states))
+    arrival = [draw(st.integers(0, 3)) for _ in range(n)]
+    arrival[0] = 0
+    outs = [draw(st.tuples(st.booleans(), st.booleans(), st.booleans())) for _ in range(n)]
+    by_valuation = {v: [i for i in range(n) if arrival[i] == v] for v in range(4)}
+    present = [v for v in range(4) if by_valuation[v]]
+    states = []
+    for i in range(n):
+        labels = draw(st.lists(st.sampled_from(present), max_size=len(present), unique=True))
+        if not labels and draw(st.integers(0, 9)) > 0:
+            labels = [present[0]]
+        succs = [draw(st.sampled_from(by_valuation[v])) for v in labels]
+        states.append(StrategyState(i, dict(VALUATIONS[arrival[i]]),
+                                    dict(zip(OUTPUTS, outs[i])), succs, 0, i == 0))
+    variables = [VariableInfo(v, "env") for v in INPUTS] + [VariableInfo(v, "sys") for v in OUTPUTS]
+    return Strategy(variables, states, "random")
+
+
+def core(outputs):
+    return tuple(outputs[name] for name in OUTPUTS if not name.endswith("_p"))
+
+
+def labelled_edges(strategy, state_id):
+    return {tuple(sorted(i.items())): t for i, t in strategy.edges(state_id)}
+
+
+def reachable(strategy):
+    seen = {s.id for s in strategy.states if s.initial}
+    queue = deque(seen)
+    while queue:
+        u = queue.popleft()
+        for t in strategy.state(u).successors:
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return seen
+
+
+def trace_equivalent(raw, reduced):
+    """Product search: every reachable pair agrees on core outputs and on the edge label sets."""
+    (start,) = [s.id for s in reduced.initial_states]
+    if reduced.state(start).inputs != raw.state(0).inputs:
+        return False
+    seen = {(0, start)}
+    queue = deque(seen)
+    while queue:
+        r, q = queue.popleft()
+        if core(raw.state(r).outputs) != core(reduced.state(q).outputs):
+            return False
+        raw_edges, red_edges = labelled_edges(raw, r), labelled_edges(reduced, q)
+        if raw_edges.keys() != red_edges.keys():
+            return False
+        for label, target in raw_edges.items():
+            pair = (target, red_edges[label])
+            if pair not in seen:
+                seen.add(pair)
+                queue.append(pair)
+    return True
+
+
+def bisimulation(strategy, ids):
+    """Naive greatest fixpoint over all pairs of ``ids``."""
+    edges = {i: labelled_edges(strategy, i) for i in ids}
+    relation = {(p, q) for p in ids for q in ids
+                if core(strategy.state(p).outputs) == core(strategy.state(q).outputs)
+                and edges[p].keys() == edges[q].keys()}
+    changed = True
+    while changed:
+        changed = False
+        for p, q in list(relation):
+            if any((edges[p][a], edges[q][a]) not in relation for a in edges[p]):
+                relation.discard((p, q))
+                changed = True
+    return relation
+
+
+def classes(relation, ids):
+    return len({frozenset(q for q in ids if (p, q) in relation) for p in ids})
+
+
+def permuted(strategy, order):
+    """The same machine with state ids renamed by ``order`` (state ``order[k]`` becomes ``k``)."""
+    rename = {old: new for new, old in enumerate(order)}
+    states = [StrategyState(rename[s.id], s.inputs, s.outputs,
+                            [rename[t] for t in s.successors], s.rank, s.initial)
+              for s in sorted(strategy.states, key=lambda s: rename[s.id])]
+    return Strategy(strategy.variables, states, strategy.name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(mealy())
+def test_reduced_is_trace_equivalent_and_minimal(raw):
+    reduced = reduce(raw)
+    assert reduced.metadata["reduced"] is True
+    assert trace_equivalent(raw, reduced)
+    ids = [s.id for s in reduced.states]
+    relation = bisimulation(reduced, ids)
+    assert all(p == q for p, q in relation), "two reduced states are equivalent"
+    live = sorted(reachable(raw))
+    assert len(reduced.states) == classes(bisimulation(raw, live), live)
+    merged = sorted(r for ids in reduced.metadata["provenance"].values() for r in ids)
+    assert merged == live
+
+
+@settings(max_examples=100, deadline=None)
+@given(mealy(), st.randoms(use_true_random=False))
+def test_reduction_is_order_independent_and_idempotent(raw, rnd):
+    reduced = reduce(raw)
+    order = [0, *rnd.sample(range(1, len(raw.states)), len(raw.states) - 1)]
+    assert len(reduce(permuted(raw, order)).states) == len(reduced.states)
+    again = reduce(reduced)
+    assert len(again.states) == len(reduced.states)
+    assert reduce(raw) == reduced  # deterministic numbering
+
+
+def test_coffee_reduces_four_to_three_and_round_trips(tmp_path):
+    raw = coffee_strategy()
+    reduced = reduce(raw)
+    assert (len(raw.states), len(reduced.states)) == (4, 3)
+    assert reduced.metadata["provenance"] == {"0": [0, 3], "1": [1], "2": [2]}
+    # the merged start state keeps the initial inputs; its edge labels are the raw ones
+    assert reduced.state(2).edge_inputs == [raw.state(3).inputs]
+    path = tmp_path / "reduced.json"
+    strategy_io.save(reduced, path)
+    assert strategy_io.load(path) == reduced
+
+
+def test_pending_bits_masked_only_when_asked():
+    raw = Strategy(
+        [VariableInfo("x", "env"), VariableInfo("a", "sys"), VariableInfo("c_p", "sys")],
+        [StrategyState(0, {"x": False}, {"a": True, "c_p": False}, [1], 0, True),
+         StrategyState(1, {"x": True}, {"a": True, "c_p": True}, [1])])
+    assert len(reduce(raw).states) == 1
+    assert len(reduce(raw, mask_suffixes=()).states) == 2
+    assert len(reduce(raw, mask_suffixes=(), masked=["c_p"]).states) == 1
