@@ -426,11 +426,17 @@ def _quiet_first(edges: list[tuple[Mapping[str, Value], int]],
 
 
 def _initial_branches(ctx: _Context, names: dict[int, str]) -> list[Branch]:
+    """Start candidates, one per environment input (sensor guard), lowest id first.
+
+    Initial states that share the environment's input differ only in the system's choice
+    (e.g. an unconstrained initial integer); any of them is correct, the lowest id is taken.
+    """
     initial = ctx.strategy.initial_states or ctx.strategy.states[:1]
-    found: list[Branch] = []
+    found: dict[tuple, Branch] = {}
     for _inputs, state_id in _quiet_first([(s.inputs, s.id) for s in initial], ctx):
-        found.extend(_branches(ctx, state_id, names))
-    return found
+        for branch in _branches(ctx, state_id, names):
+            found.setdefault(tuple(branch.guard.items()), branch)
+    return list(found.values())
 
 
 def _observed(ctx: _Context, capability: str, cap: Capability,
