@@ -46,3 +46,24 @@ def test_strategy_of_another_catalog_exits_2(tmp_path, capsys):
     assert code == 2
     assert "not synthesized from this catalog" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_behavior_and_package_names_can_be_chosen(tmp_path, capsys):
+    path = tmp_path / "reduced.json"
+    strategy_io.save(cases.vending_reduced_onehot(), path)
+    code = main(["realize", str(path), "--mission", MISSION, "--out", str(tmp_path / "o"),
+                 "--behavior", "Vending Machine", "--package", "vend_behaviors", "--json"])
+    assert code == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["class"] == "VendingMachineSM" and record["package"] == "vend_behaviors"
+    assert (tmp_path / "o" / "behavior" / "vend_behaviors" / "vending_machine_sm.py").exists()
+
+
+def test_unsafe_package_name_exits_2(tmp_path, capsys):
+    path = tmp_path / "reduced.json"
+    strategy_io.save(cases.vending_reduced_onehot(), path)
+    code = main(["realize", str(path), "--mission", MISSION, "--out", str(tmp_path / "o"),
+                 "--package", "../../etc"])
+    assert code == 2
+    assert "package name" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -219,3 +219,22 @@ def test_encoding_mismatch_is_an_input_error():
         build_machine(cases.coffee_reduced_onehot(), cases.coffee_catalog(), encoding=ENUMERATED)
     with pytest.raises(InputError, match="not synthesized from this catalog"):
         build_machine(cases.coffee_enumerated_raw(), cases.vending_catalog())
+
+
+@pytest.mark.parametrize("raw", [cases.coffee_raw_onehot(), cases.coffee_enumerated_raw()],
+                         ids=["one-hot", "enumerated"])
+def test_reducer_output_realizes_like_the_reference(raw):
+    """With the reducer's per-edge inputs, merged states stay exact in both encodings."""
+    from bdi_supervisor.reduce import reduce
+
+    machine = build_machine(reduce(raw), cases.coffee_catalog())
+    assert machine.ambiguities() == []
+    by_cap = {s.name: s.capability for s in machine.states}
+    shape = {by_cap[s.name]: {o: by_cap[t] for o, t in s.flexbe_transitions().items()}
+             for s in machine.states}
+    assert len(machine.states) == 3
+    assert shape == {"bd": {"button": "gr", "fail": "bd"}, "gr": {"grind": "br", "fail": "gr"},
+                     "br": {"brew": "bd", "fail": "br"}}
+    for state in machine.states:  # failures loop on the state itself
+        fail = state.flexbe_transitions()["fail"]
+        assert fail == state.name

@@ -37,23 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def behavior_name(mission_name: str) -> str:
-    """A FlexBE behavior name from a mission name (``coffee-extended`` → ``coffee_extended``)."""
-    text = "".join(c if c.isalnum() or c == "_" else "_" for c in mission_name).strip("_")
-    return text if text[:1].isalpha() else f"mission_{text}"
-
-
-def sm_outcomes(mission) -> dict[str, str] | None:
-    """Container outcome → proposition for the mission's requested SM outcomes (None: catalog's)."""
-    requested = tuple(getattr(mission.request, "sm_outcomes", ()) or ())
-    if not requested:
-        return None
-    mapping = mission.catalog.sm_outcome_mappings
-    return {o: mapping.get(o, o) for o in requested}
-
-
 def run(args: argparse.Namespace) -> int:
-    from bdi_supervisor.realize.stage import realize
+    from bdi_supervisor.realize.stage import realize_mission
 
     try:
         from bdi_supervisor.mission import load_mission
@@ -62,12 +47,10 @@ def run(args: argparse.Namespace) -> int:
                          file=args.mission) from None
     mission = load_mission(args.mission)
     reduced = strategy_io.load(args.strategy)
-    result = realize(
-        reduced, mission.catalog,
-        behavior=args.behavior or behavior_name(mission.name),
+    result = realize_mission(
+        reduced, mission, Path(args.out) / "behavior",
+        **({"behavior": args.behavior} if args.behavior else {}),
         package=args.package,
-        out_dir=Path(args.out) / "behavior",
-        sm_outcomes=sm_outcomes(mission),
         ambiguity="default" if args.sensor_default else "error",
         source=args.strategy,
     )

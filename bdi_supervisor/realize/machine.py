@@ -447,13 +447,10 @@ def _observed(ctx: _Context, capability: str, cap: Capability,
 
 
 def _edges(ctx: _Context, state: StrategyState) -> list[tuple[Mapping[str, Value], int]]:
-    """(arrival input, successor id) pairs of ``state``: explicit labels or successors' inputs."""
+    """(arrival input, successor id) pairs of ``state``: explicit labels, else the strategy's."""
     if ctx.edges is not None and state.id in ctx.edges:
         return [(dict(inputs), succ) for inputs, succ in ctx.edges[state.id]]
-    edge_inputs = getattr(state, "edge_inputs", None)  # set by the reducer
-    if edge_inputs is not None:
-        return list(zip(edge_inputs, state.successors))
-    return [(ctx.strategy.state(succ).inputs, succ) for succ in state.successors]
+    return ctx.strategy.edges(state.id)  # reducer's per-edge inputs, else successors' inputs
 
 
 def edges_from_provenance(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bdi_supervisor.catalog.model import Catalog
 from bdi_supervisor.realize.flexbe import BehaviorPackage, generate_package, write_package
@@ -63,3 +64,30 @@ def realize(
     files = generate_package(machine, behavior, package=package, date=date, ambiguity=ambiguity)
     path = write_package(files, out_dir) if out_dir is not None else None
     return Realization(machine, files, path)
+
+
+def behavior_name(mission_name: str) -> str:
+    """A FlexBE behavior name from a mission name (``coffee-extended`` → ``coffee_extended``)."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in mission_name).strip("_")
+    return text if text[:1].isalpha() else f"mission_{text}"
+
+
+def mission_outcomes(mission: Any) -> dict[str, str] | None:
+    """Container outcome → proposition of the mission's requested SM outcomes (None: catalog's)."""
+    requested = tuple(mission.request.sm_outcomes or ())
+    if not requested:
+        return None
+    mapping = mission.catalog.sm_outcome_mappings
+    return {o: mapping.get(o, o) for o in requested}
+
+
+def realize_mission(reduced: Strategy, mission: Any, out_dir: str | Path | None = None,
+                    **options: Any) -> Realization:
+    """:func:`realize` with the behavior name, catalog and SM outcomes taken from ``mission``.
+
+    ``options`` are passed on (``package``, ``ambiguity``, ``edges``, ``date``, ``source``,
+    ``behavior`` to override the name).
+    """
+    options.setdefault("behavior", behavior_name(mission.name))
+    options.setdefault("sm_outcomes", mission_outcomes(mission))
+    return realize(reduced, mission.catalog, out_dir=out_dir, **options)
