@@ -21,6 +21,7 @@ setup(
         (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
         (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
         (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
+        (f"share/{PACKAGE}/config/ctl", glob("config/ctl/*.yaml")),
     ],
     python_requires=">=3.10",
     install_requires=[
@@ -35,6 +36,7 @@ setup(
             "omega>=0.4",
             "catkin_pkg>=1.0",
             "ruff>=0.6",
+            "pymodelchecking>=1.3",
             "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
         ],

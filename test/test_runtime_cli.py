@@ -95,3 +95,8 @@ def test_missing_folder_and_bad_script_are_bad_input(tmp_path, folder, capsys):
     assert "reduced.json" in capsys.readouterr().err
     assert main(["run", mission(folder), "--from", str(folder), "--force", "soda=boom"]) == 2
     assert "does not declare" in capsys.readouterr().err
+
+
+def test_unknown_simulator_on_the_command_line(folder, capsys):
+    assert main(["run", mission(folder), "--from", str(folder), "--sim", "gazebo"]) == 2
+    assert "unknown simulator" in capsys.readouterr().err

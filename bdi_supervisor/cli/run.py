@@ -1,4 +1,4 @@
-"""``bdi-supervisor run MISSION.yaml [--sim pyrobosim|quadcopter|forced] [--force SCRIPT] [--seed N]
+"""``bdi-supervisor run MISSION.yaml [--sim pyrobosim|forced] [--force SCRIPT] [--seed N]
 [--bdi-log FILE] [--json] [--from DIR]``.
 
 Synthesizes the mission's supervisor (or loads a saved run folder with ``--from``), audits,
@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "is reached, 1 when the run ends otherwise, 2 on bad input.",
     )
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
-    parser.add_argument("--sim", choices=("forced", "pyrobosim", "quadcopter"),
-                        help="simulator (default: the mission's runner.sim, else forced)")
+    parser.add_argument("--sim", metavar="SIM",
+                        help="simulator: forced, pyrobosim or quadcopter (default: the mission's runner.sim, "
+                             "else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
                              " (cap#n=outcome forces the n-th activation)")

@@ -40,14 +40,18 @@ class BeliefTracker:
         for name, memory in sorted(catalog.memory.items()):
             self.facts[name] = Belief(memory.initial, "initial")
         for name, value in (initial or {}).items():
-            self.facts[name] = Belief(value, "initial")
+            self.facts[name] = Belief(self._label(name, value), "initial")
         self._outcome_facts: list[str] = []
 
     # -- updates -----------------------------------------------------------------------------
     def observe(self, capability: str, outcome: str, step: int,
-                chosen: Mapping[str, Value] | None = None) -> None:
-        """Apply ``capability``'s postconditions for ``outcome``; ``chosen`` gives ``@var`` values."""
+                chosen: Mapping[str, Value] | None = None,
+                sensed: Mapping[str, Value] | None = None) -> None:
+        """Apply ``capability``'s postconditions for ``outcome``; ``chosen`` gives ``@var`` values,
+        ``sensed`` the environment values the strategy expects on arrival (the branch taken)."""
         source = {"capability": capability, "outcome": outcome, "step": step}
+        for name, value in (sensed or {}).items():
+            self.facts[name] = Belief(self._label(name, value), source)
         for name in self._outcome_facts:
             self.facts[name] = Belief(False, source)
         cap = self.catalog.capabilities.get(capability)
@@ -64,6 +68,7 @@ class BeliefTracker:
                 self.facts[name] = Belief(self._label(name, chosen[name]), source)
 
     def _label(self, variable: str, value: Value) -> Value:
+        """An enumerated variable's label for ``value`` (``item`` 1 → ``soda``)."""
         enum = self.catalog.variables.get(variable)
         if enum is not None and isinstance(value, int) and not isinstance(value, bool):
             return enum.labels.get(value, value)

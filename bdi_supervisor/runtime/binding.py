@@ -3,7 +3,7 @@
 Mission keys read here (all optional)::
 
     runner:
-      sim: forced | pyrobosim     # default simulator (``--sim`` overrides)
+      sim: forced | pyrobosim | quadcopter   # default simulator (``--sim`` overrides)
       seed: 0                     # ``--seed`` overrides
       max_steps: 500
       world: ../worlds/logistics.yaml   # pyrobosim: world file, relative to the mission
@@ -13,6 +13,7 @@ Mission keys read here (all optional)::
       random: {move: 0.3}         # seeded random failures per capability (forced layer)
       reasons: {move: high wind}  # reason recorded for those failures
       timeouts: {goto_item: 20}   # seconds per activation, per capability
+      quadcopter: {platform: pihawk, backend: kinematic, dropouts: [...]}   # quadcopter sim
     adapters:                     # per capability; default: derived from the interface
       goto_item: {type: navigate}
       bd: {type: operator}
@@ -45,7 +46,9 @@ from bdi_supervisor.runtime.forced import (
     parse_script,
 )
 
-SIMULATORS = ("forced", "pyrobosim", "quadcopter")
+#: simulator name → backend class; other domains register theirs with :func:`register_backend`
+BACKENDS: dict[str, Callable[..., Backend]] = {}  # filled below
+SIMULATORS = ("forced", "pyrobosim")  # the built-in ones
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
                "random", "reasons", "timeouts", "quadcopter")
 GENERIC_TYPES = ("forced", "log", "operator")
@@ -92,9 +95,9 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
                          found=unknown[0], expected=", ".join(RUNNER_KEYS))
     config = RunnerConfig(source=source)
     sim = runner.get("sim", "forced")
-    if sim not in SIMULATORS:
+    if sim not in BACKENDS:
         raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
-                         expected=", ".join(SIMULATORS))
+                         expected=", ".join(BACKENDS))
     config.sim = sim
     for key in ("seed", "max_steps"):
         if key in runner:
@@ -252,17 +255,29 @@ class PyRoboSimBackend(Backend):
         return self.sim.snapshot
 
 
-def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
-    if sim == "pyrobosim":
-        return PyRoboSimBackend(config, seed, ask)
-    if sim == "forced":
-        return Backend(ask)
-    if sim == "quadcopter":
-        from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend
+def register_backend(name: str, factory: Callable[..., Backend]) -> None:
+    """Make ``factory(config, seed, ask)`` the backend of simulator ``name``."""
+    BACKENDS[name] = factory
 
-        return QuadcopterBackend(config, seed, ask)
-    raise InputError("unknown simulator", key="--sim", found=repr(sim),
-                     expected=", ".join(SIMULATORS))
+
+register_backend("forced", lambda config, seed, ask=None: Backend(ask))
+register_backend("pyrobosim", PyRoboSimBackend)
+
+
+def _quadcopter_backend(config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
+    from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend
+
+    return QuadcopterBackend(config, seed, ask)
+
+
+register_backend("quadcopter", _quadcopter_backend)
+
+
+def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
+    if sim not in BACKENDS:
+        raise InputError("unknown simulator", key="--sim", found=repr(sim),
+                         expected=", ".join(BACKENDS))
+    return BACKENDS[sim](config, seed, ask)
 
 
 def build_adapters(capabilities: list[str], catalog: Catalog, config: RunnerConfig,

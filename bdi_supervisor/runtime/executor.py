@@ -177,6 +177,7 @@ class Executor:
                          timeout=timeout, stop=self.stop)
         duration = time.monotonic() - self._t0 - t_start
         status = "running"
+        sensed: dict[str, Any] = {}
         if outcome.outcome not in state.transitions:
             target, to_outcome, status = "adapter_error", True, "adapter_error"
         else:
@@ -184,11 +185,10 @@ class Executor:
             readings = self.sensors() if self.sensors is not None else None
             target = transition.select(readings)
             to_outcome = transition.to_outcome
-            if readings is not None:
-                for branch in transition.branches:
-                    if branch.target == target:
-                        to_outcome = branch.to_outcome
-                        break
+            for branch in transition.branches:
+                if branch.target == target:
+                    to_outcome, sensed = branch.to_outcome, branch.guard
+                    break
             if transition.excluded:
                 status = "assumption_violated"
             elif to_outcome:
@@ -198,7 +198,7 @@ class Executor:
                       duration)
         if outcome.outcome:
             self.beliefs.observe(state.capability, outcome.outcome, step,
-                                 self._chosen(None if to_outcome else target))
+                                 self._chosen(None if to_outcome else target), sensed)
         self._last = {"capability": state.capability, "state": state.name, "step": step,
                       "next": target, **outcome.to_dict()}
         return record, status

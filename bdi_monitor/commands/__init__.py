@@ -1,0 +1,1 @@
+"""Subcommands of ``bdi-monitor``; each module has ``register(subparsers)``."""

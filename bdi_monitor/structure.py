@@ -1,0 +1,429 @@
+"""Finite-state BDI structures (``notes/ctl_bdi.md`` §1.2) and their YAML format.
+
+A structure has directions 1..k (named), worlds (deterministic Kripke structures over the
+directions: a state has at most one successor per direction), the belief, desire and intention
+relations as deterministic automata over directions whose states output a relation on worlds,
+the actual world and state labels.
+
+YAML format (directions are referred to by number 1..k or by name)::
+
+    directions: [task_step, attend_door]
+    actual_world: w1
+    worlds:
+      w1:
+        initial: L0
+        states:
+          L0: {labels: [atL, br], next: {1: F1, 2: D0}}
+          ...
+    belief:                       # desire, intention: same shape; an omitted one is a single
+      initial: q0                 # state with the empty relation
+      states:
+        q0:
+          next: {1: q1, 2: q2}    # a direction left out keeps the automaton in its state
+          out: {w1: [w1, w2], w2: [w2]}   # per world its accessible worlds; a plain list [w1, w2]
+                                          # means every world reaches exactly these
+
+Every world state needs at least one successor (no deadlocks; add a 'stay' direction), so every
+path is infinite and AX/EG/AF have their textbook meaning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bdi_supervisor.errors import InputError
+
+RELATIONS = ("B", "D", "I")
+RELATION_KEYS = {"B": "belief", "D": "desire", "I": "intention"}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+@dataclass
+class World:
+    """A deterministic Kripke structure over directions 0..k-1 (shown to users as 1..k).
+
+    ``delta[s][d]`` is the successor of state ``s`` along direction ``d + 1`` or ``None``.
+    """
+
+    name: str
+    states: list[str]
+    initial: int
+    delta: list[list[int | None]]
+    labels: list[frozenset[str]]
+
+    def is_total(self) -> bool:
+        return all(t is not None for row in self.delta for t in row)
+
+
+@dataclass
+class Automaton:
+    """A deterministic, complete automaton over directions with an output relation per state.
+
+    ``tau[q][d]`` is the next state along direction ``d + 1``; ``out[q]`` is a set of world index
+    pairs ``(i, j)``: at a time point where the automaton is in ``q``, world ``j`` is accessible
+    from world ``i`` (if ``j``'s tree contains the time point).
+    """
+
+    states: list[str]
+    initial: int
+    tau: list[list[int]]
+    out: list[frozenset[tuple[int, int]]]
+
+    def same_transitions(self, other: Automaton) -> bool:
+        return self.initial == other.initial and self.tau == other.tau
+
+
+@dataclass
+class Structure:
+    """A CTL-BDI structure: directions, worlds, the B/D/I automata and the actual world."""
+
+    directions: list[str]
+    worlds: list[World]
+    automata: dict[str, Automaton]  # keys "B", "D", "I"
+    actual: int = 0
+    name: str = "structure"
+    propositions: frozenset[str] = field(default_factory=frozenset)
+
+    def __post_init__(self) -> None:
+        if not self.propositions:
+            self.propositions = frozenset(p for w in self.worlds for ls in w.labels for p in ls)
+
+    @property
+    def k(self) -> int:
+        return len(self.directions)
+
+    def world_index(self, name: str) -> int:
+        for index, world in enumerate(self.worlds):
+            if world.name == name:
+                return index
+        raise KeyError(name)
+
+
+def empty_automaton(k: int) -> Automaton:
+    """The single-state automaton with the empty relation (``bel φ`` then holds vacuously)."""
+    return Automaton(["q0"], 0, [[0] * k], [frozenset()])
+
+
+def validate(structure: Structure) -> Structure:
+    """Check the invariants the checker relies on; raise :class:`InputError` otherwise."""
+    k = structure.k
+    if k < 1:
+        raise InputError("a structure needs at least one direction", key="directions")
+    if not structure.worlds:
+        raise InputError("a structure needs at least one world", key="worlds")
+    m = len(structure.worlds)
+    if not 0 <= structure.actual < m:
+        raise InputError("actual world out of range", key="actual_world")
+    for world in structure.worlds:
+        key = f"worlds.{world.name}"
+        n = len(world.states)
+        if not 0 <= world.initial < n:
+            raise InputError("initial state out of range", key=f"{key}.initial")
+        for s, row in enumerate(world.delta):
+            if len(row) != k:
+                raise InputError("transition row has the wrong length",
+                                 key=f"{key}.states.{world.states[s]}.next")
+            if all(t is None for t in row):
+                raise InputError("state has no successor (deadlock)",
+                                 key=f"{key}.states.{world.states[s]}.next",
+                                 found="no direction", expected="at least one direction "
+                                 "(add a 'stay' direction to keep every path infinite)")
+            for t in row:
+                if t is not None and not 0 <= t < n:
+                    raise InputError("successor out of range",
+                                     key=f"{key}.states.{world.states[s]}.next")
+    for relation in RELATIONS:
+        automaton = structure.automata[relation]
+        key = RELATION_KEYS[relation]
+        for q, row in enumerate(automaton.tau):
+            if len(row) != k or any(not 0 <= t < len(automaton.states) for t in row):
+                raise InputError("automaton transition out of range",
+                                 key=f"{key}.states.{automaton.states[q]}.next")
+        for q, pairs in enumerate(automaton.out):
+            if any(not (0 <= i < m and 0 <= j < m) for i, j in pairs):
+                raise InputError("output relation names a world out of range",
+                                 key=f"{key}.states.{automaton.states[q]}.out")
+    return structure
+
+
+# -- YAML ---------------------------------------------------------------------------------------
+
+class _Doc:
+    """A YAML document with the source position of every key path."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.marks: dict[str, tuple[int, int]] = {}
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        try:
+            node = yaml.compose(text, Loader=loader)
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", file=source,
+                             line=mark.line + 1 if mark else None,
+                             column=mark.column + 1 if mark else None) from None
+        self.data = self._build(node, "") if node is not None else None
+
+    def _build(self, node: yaml.Node, path: str) -> Any:
+        self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = self._scalar(key_node)
+                sub = f"{path}.{key}" if path else str(key)
+                if key in result:
+                    raise self.error("duplicate key", sub, found=repr(key))
+                result[key] = self._build(value_node, sub)
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self._build(item, f"{path}[{i}]") for i, item in enumerate(node.value)]
+        return self._scalar(node)
+
+    @staticmethod
+    def _scalar(node: yaml.Node) -> Any:
+        if not isinstance(node, yaml.ScalarNode):
+            return f"<{node.id}>"
+        return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+
+    def error(self, message: str, key: str, found: str | None = None,
+              expected: str | None = None) -> InputError:
+        probe = key
+        while probe and probe not in self.marks:
+            probe = probe.rsplit(".", 1)[0] if "." in probe else ""
+        line, column = self.marks.get(probe, (None, None))
+        return InputError(message, file=self.source, key=key or None, line=line, column=column,
+                          found=found, expected=expected)
+
+
+def _require_map(doc: _Doc, value: Any, key: str, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise doc.error(f"{what} must be a mapping", key, found=_kind(value), expected="a mapping")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: f"'{value}'"}.get(type(value), repr(value))
+
+
+def _check_keys(doc: _Doc, mapping: dict, allowed: Iterable[str], key: str) -> None:
+    allowed = tuple(allowed)
+    for name in mapping:
+        if name not in allowed:
+            sub = f"{key}.{name}" if key else str(name)
+            raise doc.error("unknown key", sub, found=repr(name),
+                            expected="one of " + ", ".join(allowed))
+
+
+def _name(doc: _Doc, value: Any, key: str, what: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise doc.error(f"bad {what} name", key, found=_kind(value),
+                        expected="a name of letters, digits, '_' or '.' not starting with a digit")
+    return value
+
+
+def _direction(doc: _Doc, value: Any, directions: Sequence[str], key: str) -> int:
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, int) and 1 <= value <= len(directions):
+        return value - 1
+    if isinstance(value, str) and value in directions:
+        return directions.index(value)
+    raise doc.error("unknown direction", key, found=_kind(value),
+                    expected=f"a number 1..{len(directions)} or one of {', '.join(directions)}")
+
+
+def _parse_world(doc: _Doc, name: str, data: Any, directions: list[str]) -> World:
+    key = f"worlds.{name}"
+    data = _require_map(doc, data, key, "a world")
+    _check_keys(doc, data, ("initial", "states"), key)
+    states_data = _require_map(doc, data.get("states"), f"{key}.states", "states")
+    if not states_data:
+        raise doc.error("a world needs at least one state", f"{key}.states")
+    names = [_name(doc, s, f"{key}.states.{s}", "state") for s in states_data]
+    index = {s: i for i, s in enumerate(names)}
+    k = len(directions)
+    delta: list[list[int | None]] = []
+    labels: list[frozenset[str]] = []
+    for s in names:
+        skey = f"{key}.states.{s}"
+        entry = states_data[s] if states_data[s] is not None else {}
+        entry = _require_map(doc, entry, skey, "a state")
+        _check_keys(doc, entry, ("labels", "next"), skey)
+        raw_labels = entry.get("labels", [])
+        if not isinstance(raw_labels, list):
+            raise doc.error("labels must be a list", f"{skey}.labels", found=_kind(raw_labels),
+                            expected="a list of proposition names")
+        labels.append(frozenset(_name(doc, p, f"{skey}.labels[{i}]", "proposition")
+                                for i, p in enumerate(raw_labels)))
+        row: list[int | None] = [None] * k
+        nexts = _require_map(doc, entry.get("next", {}), f"{skey}.next", "next")
+        for d_raw, target in nexts.items():
+            d = _direction(doc, d_raw, directions, f"{skey}.next.{d_raw}")
+            if row[d] is not None:
+                raise doc.error("direction given twice", f"{skey}.next.{d_raw}")
+            if target not in index:
+                raise doc.error("unknown successor state", f"{skey}.next.{d_raw}",
+                                found=_kind(target), expected=f"a state of world {name}")
+            row[d] = index[target]
+        if all(t is None for t in row):
+            raise doc.error("state has no successor (deadlock)", f"{skey}.next",
+                            found="no direction", expected="at least one direction (add a "
+                            "'stay' direction to keep every path infinite)")
+        delta.append(row)
+    initial = data.get("initial", names[0])
+    if initial not in index:
+        raise doc.error("unknown initial state", f"{key}.initial", found=_kind(initial),
+                        expected=f"a state of world {name}")
+    return World(name, names, index[initial], delta, labels)
+
+
+def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
+                     worlds: list[str]) -> Automaton:
+    data = _require_map(doc, data, key, "an automaton")
+    _check_keys(doc, data, ("initial", "states"), key)
+    states_data = _require_map(doc, data.get("states"), f"{key}.states", "states")
+    if not states_data:
+        raise doc.error("an automaton needs at least one state", f"{key}.states")
+    names = [_name(doc, q, f"{key}.states.{q}", "automaton state") for q in states_data]
+    index = {q: i for i, q in enumerate(names)}
+    windex = {w: i for i, w in enumerate(worlds)}
+    tau: list[list[int]] = []
+    out: list[frozenset[tuple[int, int]]] = []
+    for i, q in enumerate(names):
+        qkey = f"{key}.states.{q}"
+        entry = _require_map(doc, states_data[q] if states_data[q] is not None else {}, qkey,
+                             "an automaton state")
+        _check_keys(doc, entry, ("next", "out"), qkey)
+        row = [i] * len(directions)
+        for d_raw, target in _require_map(doc, entry.get("next", {}), f"{qkey}.next",
+                                          "next").items():
+            d = _direction(doc, d_raw, directions, f"{qkey}.next.{d_raw}")
+            if target not in index:
+                raise doc.error("unknown automaton state", f"{qkey}.next.{d_raw}",
+                                found=_kind(target), expected=f"a state of {key}")
+            row[d] = index[target]
+        tau.append(row)
+
+        def world_of(value: Any, at: str) -> int:
+            if value not in windex:
+                raise doc.error("unknown world", at, found=_kind(value),
+                                expected="one of " + ", ".join(worlds))
+            return windex[value]
+
+        raw = entry.get("out", [])
+        pairs: set[tuple[int, int]] = set()
+        if isinstance(raw, list):
+            targets = [world_of(w, f"{qkey}.out[{n}]") for n, w in enumerate(raw)]
+            pairs = {(a, b) for a in range(len(worlds)) for b in targets}
+        elif isinstance(raw, dict):
+            for source, targets_raw in raw.items():
+                a = world_of(source, f"{qkey}.out.{source}")
+                if not isinstance(targets_raw, list):
+                    raise doc.error("accessible worlds must be a list", f"{qkey}.out.{source}",
+                                    found=_kind(targets_raw), expected="a list of worlds")
+                pairs |= {(a, world_of(w, f"{qkey}.out.{source}[{n}]"))
+                          for n, w in enumerate(targets_raw)}
+        else:
+            raise doc.error("out must be a list of worlds or a mapping world -> worlds",
+                            f"{qkey}.out", found=_kind(raw))
+        out.append(frozenset(pairs))
+    initial = data.get("initial", names[0])
+    if initial not in index:
+        raise doc.error("unknown initial state", f"{key}.initial", found=_kind(initial),
+                        expected=f"a state of {key}")
+    return Automaton(names, index[initial], tau, out)
+
+
+def from_yaml(text: str, source: str = "<string>") -> Structure:
+    """Parse and validate a structure from YAML text."""
+    doc = _Doc(text, source)
+    data = _require_map(doc, doc.data, "", "the structure")
+    _check_keys(doc, data, ("name", "directions", "worlds", "actual_world", "belief", "desire",
+                            "intention"), "")
+    raw_dirs = data.get("directions")
+    if not isinstance(raw_dirs, list) or not raw_dirs:
+        raise doc.error("directions must be a non-empty list of names", "directions",
+                        found=_kind(raw_dirs), expected="e.g. [north, east, stay]")
+    directions = [_name(doc, d, f"directions[{i}]", "direction") for i, d in enumerate(raw_dirs)]
+    if len(set(directions)) != len(directions):
+        raise doc.error("duplicate direction name", "directions")
+    worlds_data = _require_map(doc, data.get("worlds"), "worlds", "worlds")
+    if not worlds_data:
+        raise doc.error("a structure needs at least one world", "worlds")
+    world_names = [_name(doc, w, f"worlds.{w}", "world") for w in worlds_data]
+    worlds = [_parse_world(doc, w, worlds_data[w], directions) for w in world_names]
+    automata = {}
+    for relation in RELATIONS:
+        key = RELATION_KEYS[relation]
+        automata[relation] = (_parse_automaton(doc, key, data[key], directions, world_names)
+                              if data.get(key) is not None else empty_automaton(len(directions)))
+    actual = data.get("actual_world", world_names[0])
+    if actual not in world_names:
+        raise doc.error("unknown actual world", "actual_world", found=_kind(actual),
+                        expected="one of " + ", ".join(world_names))
+    name = data.get("name", Path(source).stem if source != "<string>" else "structure")
+    return validate(Structure(directions, worlds, automata, world_names.index(actual), str(name)))
+
+
+def load(path: str | os.PathLike) -> Structure:
+    """Read and validate a structure file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InputError(f"cannot read the structure: {error.strerror}", file=str(path)) from None
+    return from_yaml(text, str(path))
+
+
+def to_data(structure: Structure) -> dict[str, Any]:
+    """The YAML-ready dictionary of ``structure`` (inverse of :func:`from_yaml`)."""
+    wnames = [w.name for w in structure.worlds]
+    data: dict[str, Any] = {"name": structure.name, "directions": list(structure.directions),
+                            "actual_world": wnames[structure.actual], "worlds": {}}
+    for world in structure.worlds:
+        states = {}
+        for s, sname in enumerate(world.states):
+            entry: dict[str, Any] = {"labels": sorted(world.labels[s])}
+            entry["next"] = {d + 1: world.states[t] for d, t in enumerate(world.delta[s])
+                             if t is not None}
+            states[sname] = entry
+        data["worlds"][world.name] = {"initial": world.states[world.initial], "states": states}
+    for relation in RELATIONS:
+        automaton = structure.automata[relation]
+        states = {}
+        for q, qname in enumerate(automaton.states):
+            nexts = {d + 1: automaton.states[t] for d, t in enumerate(automaton.tau[q]) if t != q}
+            out: dict[str, list[str]] = {}
+            for i, j in sorted(automaton.out[q]):
+                out.setdefault(wnames[i], []).append(wnames[j])
+            states[qname] = {"next": nexts, "out": out}
+        data[RELATION_KEYS[relation]] = {"initial": automaton.states[automaton.initial],
+                                         "states": states}
+    return data
+
+
+def dump(structure: Structure, path: str | os.PathLike) -> None:
+    """Write ``structure`` as YAML atomically (temporary file + rename)."""
+    path = Path(path)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text = yaml.dump(to_data(structure), Dumper=dumper, sort_keys=False,
+                     default_flow_style=None, width=100)
+    handle, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
+                                    prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,194 @@
+"""The symbolic CTL-BDI checker against independent oracles (explicit product, pyModelChecking),
+the seed's case study and grid benchmark, and the until-falsity (lasso) regression."""
+
+from __future__ import annotations
+
+import pytest
+from ctl_oracle import Explicit, as_tuple, replay
+from ctl_strategies import formulas, structures
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bdi_monitor.checker import Checker, check
+from bdi_monitor.counterexample import explain
+from bdi_monitor.logic import Atom, Until, parse
+from bdi_monitor.logic.ast import Temporal, walk
+from bdi_monitor.models.beer import EXTRA, PHI1, PHI2, beer_structure
+from bdi_monitor.models.grid import grid_structure
+from bdi_monitor.product import explore
+from bdi_monitor.structure import Automaton, Structure, World, empty_automaton
+
+FAST = settings(max_examples=120, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _sat_nodes(checker: Checker, formula) -> set:
+    return {as_tuple(n) for n in checker.model.nodes(checker.sat(formula))}
+
+
+@FAST
+@given(structures(), st.lists(formulas(), min_size=1, max_size=3))
+def test_agrees_with_explicit_checker_on_random_structures(structure, fs):
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    assert {as_tuple(n) for n in checker.model.nodes(checker.reach)} == oracle.nodes
+    assert checker.count() == len(oracle.nodes) == len(explore(structure))
+    for f in fs:
+        for sub in walk(f):
+            assert _sat_nodes(checker, sub) == set(oracle.sat(sub)), str(sub)
+        certificate = explain(checker, f)
+        assert certificate.verdict == oracle.holds(f)
+        replay(certificate, oracle)
+
+
+@FAST
+@given(structures(), formulas(depth=3), st.data())
+def test_certificates_replay_at_every_node(structure, f, data):
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    nodes = explore(structure)
+    node = data.draw(st.sampled_from(nodes))
+    assert checker.holds(f, node) == oracle.holds(f, as_tuple(node))
+    replay(explain(checker, f, node), oracle)
+
+
+def _to_pmc(f) -> str:
+    from bdi_monitor.logic.ast import Binary, Const, Not
+    if isinstance(f, Const):
+        return "true" if f.value else "false"
+    if isinstance(f, Atom):
+        return f.name
+    if isinstance(f, Not):
+        return f"not ({_to_pmc(f.arg)})"
+    if isinstance(f, Binary):
+        a, b = _to_pmc(f.left), _to_pmc(f.right)
+        if f.op == "<->":
+            return f"(({a}) --> ({b})) and (({b}) --> ({a}))"
+        return f"({a}) {({'&': 'and', '|': 'or', '->': '-->'})[f.op]} ({b})"
+    if isinstance(f, Temporal):
+        return f"{f.op[0]} {f.op[1]} ({_to_pmc(f.arg)})"
+    assert isinstance(f, Until)
+    return f"{f.quantifier}(({_to_pmc(f.left)}) U ({_to_pmc(f.right)}))"
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(structures(max_worlds=1, modal=False, max_states=7, partial=False),
+       st.lists(formulas(modal=False, depth=3), min_size=3, max_size=5))
+def test_agrees_with_pymodelchecking_on_plain_ctl(structure, fs):
+    pmc = pytest.importorskip("pyModelChecking")
+    from pyModelChecking import CTL
+
+    world = structure.worlds[0]
+    reach, todo = {world.initial}, [world.initial]
+    while todo:
+        s = todo.pop()
+        for t in world.delta[s]:
+            if t is not None and t not in reach:
+                reach.add(t)
+                todo.append(t)
+    edges = {(s, t) for s in reach for t in world.delta[s] if t is not None}
+    kripke = pmc.Kripke(S=sorted(reach), S0=[world.initial], R=sorted(edges),
+                        L={s: set(world.labels[s]) for s in reach})
+    checker = Checker(structure)
+    for f in fs:
+        expected = set(CTL.modelcheck(kripke, _to_pmc(f)))
+        got = {n.states[0] for n in checker.model.nodes(checker.sat(f))}
+        assert got == expected, str(f)
+
+
+def test_until_falsity_on_a_lasso_is_not_a_least_fixpoint():
+    """One state, self-loop, a true, b false (notes §1.4): E[a U b], A[a U b] and AF b are
+    false, which a least fixpoint over 'false' rules never derives; EG a is true."""
+    world = World("w", ["u"], 0, [[0]], [frozenset({"a"})])
+    structure = Structure(["loop"], [world], {r: empty_automaton(1) for r in "BDI"},
+                          propositions=frozenset({"a", "b"}))
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    for text, expected in [("E[a U b]", False), ("A[a U b]", False), ("AF b", False),
+                           ("!E[a U b]", True), ("EG a", True), ("EG !b", True),
+                           ("AG !E[a U b]", True)]:
+        f = parse(text)
+        assert check(checker, f).holds is expected, text
+        certificate = explain(checker, f)
+        replay(certificate, oracle)
+    lasso = explain(checker, parse("AF b"))
+    assert any(e.back for e in lasso.edges), "AF b is refuted by a lasso"
+
+
+@pytest.mark.parametrize("actual, nodes, verdicts", [
+    ("w1", 20, [True, False, True, True, True]),
+    ("w2", 20, [True, False, True, True, True]),
+    ("w3", 37, [False, False, True, False, True]),
+    ("w4", 37, [False, False, True, False, True]),
+])
+def test_beer_robot_reproduces_the_notes(actual, nodes, verdicts):
+    structure = beer_structure(actual)
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    assert checker.count() == nodes == len(oracle.nodes)
+    for text, expected in zip((PHI1, PHI2, *EXTRA), verdicts):
+        f = parse(text, structure.propositions)
+        assert checker.holds(f) is expected is oracle.holds(f), text
+        replay(explain(checker, f), oracle)
+
+
+@pytest.mark.parametrize("n, beer_nodes, dry_nodes", [(2, 34, 63), (4, 178, 327),
+                                                     (8, 754, 1383)])
+def test_grid_reproduces_the_notes(n, beer_nodes, dry_nodes):
+    phi1, phi2 = parse(PHI1), parse(PHI2)
+    for actual, nodes, phi1_holds in ((0, beer_nodes, True), (2, dry_nodes, False)):
+        structure = grid_structure(n, actual=actual)
+        checker = Checker(structure)
+        assert checker.count() == nodes
+        assert checker.holds(phi1) is phi1_holds
+        assert checker.holds(phi2) is False
+        oracle = Explicit(structure)
+        assert len(oracle.nodes) == nodes
+        for f in (phi1, phi2):
+            assert oracle.holds(f) is checker.holds(f)
+            certificate = explain(checker, f)
+            replay(certificate, oracle)
+
+
+def test_grid_with_obstacles_and_more_worlds_agrees_with_oracle():
+    phi1, phi2 = parse(PHI1), parse(PHI2)
+    for structure in (grid_structure(4, obstacles="wall"),
+                      grid_structure(4, worlds=6, obstacles="random:3", actual=4),
+                      grid_structure(3, worlds=2)):
+        checker = Checker(structure)
+        oracle = Explicit(structure)
+        assert checker.count() == len(oracle.nodes)
+        for f in (phi1, phi2, parse("bel EF bb"), parse("AG(atF -> bel br | bel !br)"),
+                  parse("int EF bb"), parse("E[!hb U atF]")):
+            assert checker.holds(f) is oracle.holds(f), str(f)
+            replay(explain(checker, f), oracle)
+        assert checker.holds(phi1) is bool(structure.worlds[structure.actual].labels[0] & {"br"})
+
+
+def test_witnesses_for_true_existential_properties():
+    structure = grid_structure(4)
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    for text in ("EF bb", "E[!hb U atF]", "EG !bb", "bel EF bb", "EX EX atF | EF atD"):
+        f = parse(text)
+        certificate = explain(checker, f)
+        assert certificate.verdict is True
+        assert certificate.obligations[certificate.root].rule != "invariant"
+        replay(certificate, oracle)
+
+
+def test_partial_worlds_use_bottom_states():
+    """World w1 has no 'b' direction: after a 'b' step in w0 it is absent (⊥) and no longer
+    accessible, so bel p changes truth."""
+    w0 = World("w0", ["x", "y"], 0, [[0, 1], [1, 1]], [frozenset({"p"}), frozenset()])
+    w1 = World("w1", ["z"], 0, [[0, None]], [frozenset()])
+    everyone = frozenset({(0, 0), (0, 1), (1, 0), (1, 1)})
+    b = Automaton(["q"], 0, [[0, 0]], [everyone])
+    structure = Structure(["a", "b"], [w0, w1], {"B": b, "D": b, "I": b})
+    checker = Checker(structure)
+    oracle = Explicit(structure)
+    for text in ("bel p", "EX bel !p", "AX bel !p", "EF (bel !p & !p)", "AG bel !p"):
+        f = parse(text)
+        assert checker.holds(f) is oracle.holds(f), text
+        replay(explain(checker, f), oracle)
+    assert checker.holds(parse("EX bel !p"))

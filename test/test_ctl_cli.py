@@ -1,0 +1,96 @@
+"""``bdi-monitor check`` and ``bdi-monitor grid``: verdicts, exit codes, JSON records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ctl_oracle import Explicit
+
+from bdi_monitor import structure as structure_io
+from bdi_monitor.cli import main
+from bdi_monitor.counterexample import Certificate, Edge, Obligation
+from bdi_monitor.logic import parse
+from bdi_monitor.product import ProductNode
+
+ROOT = Path(__file__).resolve().parents[1]
+BEER = str(ROOT / "config/ctl/beer.yaml")
+PHI1, PHI2 = "AG(bel br -> EF bb)", "AG(bel br -> AF bb)"
+
+
+def _certificate(record: dict, structure) -> Certificate:
+    """Rebuild a certificate from its JSON form (names → indices)."""
+    worlds = [w.name for w in structure.worlds]
+    autos = [structure.automata[r] for r in ("B", "D", "I")]
+    obligations = []
+    for n in record["nodes"]:
+        states = tuple(None if n["states"][w.name] is None else w.states.index(n["states"][w.name])
+                       for w in structure.worlds)
+        automata = tuple(a.states.index(n["automata"][key])
+                         for a, key in zip(autos, ("belief", "desire", "intention")))
+        obligations.append(Obligation(n["id"], ProductNode(worlds.index(n["world"]), states,
+                                                           automata),
+                                      parse(n["formula"]), n["holds"], n["rule"]))
+    edges = [Edge(e["from"], e["to"], e["kind"], e.get("direction"), e.get("lasso", False))
+             for e in record["edges"]]
+    return Certificate(record["root"], obligations, edges)
+
+
+def test_check_beer_json_and_replay(capsys):
+    from ctl_oracle import replay
+    assert main(["check", BEER, PHI1, PHI2, "EF bb", "--json", "--witness"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["reachable_nodes"] == 20
+    verdicts = [p["holds"] for p in record["properties"]]
+    assert verdicts == [True, False, True]
+    structure = structure_io.load(BEER)
+    oracle = Explicit(structure)
+    for entry in record["properties"]:
+        key = "witness" if entry["holds"] else "counterexample"
+        certificate = _certificate(entry[key], structure)
+        assert certificate.verdict is entry["holds"]
+        replay(certificate, oracle)
+    lasso = record["properties"][1]["counterexample"]
+    assert any(e.get("lasso") for e in lasso["edges"])
+
+
+def test_check_exit_codes_and_text(capsys):
+    assert main(["check", BEER, PHI1]) == 0
+    out = capsys.readouterr().out
+    assert "YES" in out and "20 reachable product nodes" in out
+    assert main(["check", BEER, PHI1, PHI2]) == 1
+    out = capsys.readouterr().out
+    assert "NO" in out and "counterexample" in out and "lasso" in out
+
+
+def test_check_bad_input_exits_2(capsys, tmp_path):
+    assert main(["check", BEER, "AG(bel br -> EF"]) == 2
+    err = capsys.readouterr().err
+    assert "line 1, column 16" in err and "properties[0]" in err
+    assert main(["check", BEER, "EF nothing"]) == 2
+    assert "unknown proposition 'nothing'" in capsys.readouterr().err
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(Path(BEER).read_text().replace("actual_world: w1", "actual_world: w9"))
+    assert main(["check", str(broken), PHI1]) == 2
+    err = capsys.readouterr().err
+    assert "broken.yaml" in err and "actual_world" in err and "Traceback" not in err
+
+
+def test_grid_command_writes_a_checkable_model(tmp_path, capsys):
+    out = tmp_path / "grid4.yaml"
+    assert main(["grid", "--size", "4", "-o", str(out)]) == 0
+    assert main(["check", str(out), PHI1, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reachable_nodes"] == 178
+    dry = tmp_path / "dry.yaml"
+    assert main(["grid", "--size", "4", "--actual", "3", "--obstacles", "wall", "-o",
+                 str(dry)]) == 0
+    assert main(["check", str(dry), PHI1]) == 1
+
+
+def test_grid_command_rejects_bad_layouts(tmp_path, capsys):
+    out = tmp_path / "g.yaml"
+    assert main(["grid", "--size", "4", "--obstacles", "maze", "-o", str(out)]) == 2
+    assert "obstacle" in capsys.readouterr().err
+    assert main(["grid", "--size", "4", "--actual", "7", "-o", str(out)]) == 2
+    assert main(["grid", "--size", "3", "--fridge", "5,5", "-o", str(out)]) == 2
+    assert not out.exists()
