@@ -139,3 +139,25 @@ def test_duplicate_keys_are_errors():
     with pytest.raises(InputError, match="duplicate key") as info:
         _load(BASE.replace("  stop:\n", "  go:\n", 1))
     assert info.value.line == 11
+
+
+@needs_reference
+@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*/specs/*spec*.yaml")), ids=lambda p: p.name)
+def test_reference_spec_yaml_files_load(path):
+    from bdi_supervisor.spec.io import load_spec
+    from bdi_supervisor.spec.structuredslugs import format_spec, parse_spec
+
+    spec = load_spec(path)
+    again = parse_spec(format_spec(spec))
+    assert again.variables == spec.variables
+    assert [c.formula for c in again.sys_safety] == [c.formula for c in spec.sys_safety]
+
+
+def test_spec_yaml_errors_are_located(tmp_path):
+    from bdi_supervisor.spec.io import load_spec
+
+    path = tmp_path / "s.yaml"
+    path.write_text('spec_name: x\nspecs:\n  OUTPUT: [a]\n  SYS_INIT:\n    - "a & b"\n')
+    with pytest.raises(InputError, match="undeclared variable 'b'") as info:
+        load_spec(path)
+    assert (info.value.line, info.value.column) == (5, 12)

@@ -30,7 +30,7 @@ Everything is linear: O((n+m)(k+1)B) for the product, O((n+m)(k+J)) for the rest
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bdi_supervisor.audit import record as rec
@@ -88,57 +88,83 @@ class _Context:
     defects: list[rec.Defect] = field(default_factory=list)
     warnings: list[rec.Defect] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    shown: dict[tuple[str, bool], int] = field(default_factory=dict)
     reported: set = field(default_factory=set)
     stats: dict = field(default_factory=dict)
 
-    def add(self, defect: rec.Defect, key: object, warning: bool = False) -> None:
-        if (defect.kind, key) in self.reported:
+    def add(self, kind: str, key: object, build: Callable[[], rec.Defect],
+            warning: bool = False) -> None:
+        """Count a finding once per ``key``; build it (trace and all) only if it is shown."""
+        if (kind, key) in self.reported:
             return
-        self.reported.add((defect.kind, key))
-        self.counts[defect.kind] = self.counts.get(defect.kind, 0) + 1
-        target = self.warnings if warning else self.defects
-        if sum(1 for d in target if d.kind == defect.kind) < self.options.max_defects_per_kind:
-            target.append(defect)
+        self.reported.add((kind, key))
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        shown = self.shown.get((kind, warning), 0)
+        if shown < self.options.max_defects_per_kind:
+            self.shown[(kind, warning)] = shown + 1
+            (self.warnings if warning else self.defects).append(build())
+
+
+NOTHING, COMPLETION, FAILURE = 0, 1, 2
 
 
 class _Graph:
-    """The reachable strategy graph with per-edge input valuations and labels."""
+    """The reachable strategy graph with per-edge input valuations and observations."""
 
     def __init__(self, strategy: Strategy, view: ProtocolView, absorbing: bool) -> None:
         states = strategy.states
+        self.strategy = strategy
         self.n = len(states)
-        roots = [s.id for s in states if s.initial] or ([0] if states else [])
-        self.roots = roots
-        self.adj: list[list[int]] = [list(s.successors) for s in states]
+        self.roots = [s.id for s in states if s.initial] or ([0] if states else [])
+        self.adj: list[list[int]] = [s.successors for s in states]
         self.virtual = [False] * self.n
-        self.terminal = [False] * self.n
         for s in states:
             if not s.successors and absorbing and view.sm_outcomes_of(s.outputs):
                 self.adj[s.id] = [s.id]
                 self.virtual[s.id] = True
-                self.terminal[s.id] = True
-        self.order, self.parent = bfs_tree(self.adj, roots)
+        self.order, self.parent = bfs_tree(self.adj, self.roots)
         self.has_edge_inputs = any(s.edge_inputs is not None for s in states)
-        #: arrival valuation of each state (its inputs and outputs)
-        self.arrival = [None] * self.n
-        for v in self.order:
-            s = states[v]
-            self.arrival[v] = {**s.inputs, **s.outputs}
+        self.active: list[list[str]] = [[] for _ in range(self.n)]
+        #: observations per edge (lists shared between edges into the same raw state)
+        self.edge_obs: list[list[list[Observation]]] = [[] for _ in range(self.n)]
+        arrival_obs: dict[int, list[Observation]] = {}
+        for u in self.order:
+            state = states[u]
+            self.active[u] = view.activated(state.outputs)
+            if self.has_edge_inputs and not self.virtual[u]:
+                self.edge_obs[u] = [view.observed(i) for i in self.edge_inputs(u)]
+                continue
+            row = []
+            for t in self.adj[u]:
+                obs = arrival_obs.get(t)
+                if obs is None:
+                    obs = arrival_obs[t] = view.observed(states[t].inputs)
+                row.append(obs)
+            self.edge_obs[u] = row
+        self._arrival: list[dict | None] = [None] * self.n
 
-    def edge_inputs(self, strategy: Strategy, u: int) -> list[dict]:
-        state = strategy.states[u]
+    def arrival(self, v: int) -> dict:
+        """The arrival valuation of ``v``: its inputs and outputs."""
+        value = self._arrival[v]
+        if value is None:
+            s = self.strategy.states[v]
+            value = self._arrival[v] = {**s.inputs, **s.outputs}
+        return value
+
+    def edge_inputs(self, u: int) -> list[dict]:
+        state = self.strategy.states[u]
         if self.virtual[u]:
             return [state.inputs]
         if state.edge_inputs is not None:
             return state.edge_inputs
-        return [strategy.states[t].inputs for t in state.successors]
+        return [self.strategy.states[t].inputs for t in state.successors]
 
-    def edge_arrival(self, strategy: Strategy, u: int) -> list[dict]:
+    def edge_arrival(self, u: int) -> list[dict]:
         """The valuation on arrival over each edge of ``u`` (edge input ∪ target outputs)."""
         if not self.has_edge_inputs or self.virtual[u]:
-            return [self.arrival[t] for t in self.adj[u]]
-        inputs = self.edge_inputs(strategy, u)
-        return [{**i, **strategy.states[t].outputs} for i, t in zip(inputs, self.adj[u])]
+            return [self.arrival(t) for t in self.adj[u]]
+        states = self.strategy.states
+        return [{**i, **states[t].outputs} for i, t in zip(self.edge_inputs(u), self.adj[u])]
 
 
 def _trace(ctx: _Context, graph: _Graph, path: list[int], last_input: dict | None = None
@@ -147,12 +173,10 @@ def _trace(ctx: _Context, graph: _Graph, path: list[int], last_input: dict | Non
     steps = []
     for pos, v in enumerate(path):
         state = strategy.states[v]
-        if pos == 0:
-            inputs = state.inputs
-        else:
+        inputs = state.inputs
+        if pos > 0:
             u = path[pos - 1]
-            inputs = state.inputs
-            for i, t in zip(graph.edge_inputs(strategy, u), graph.adj[u]):
+            for i, t in zip(graph.edge_inputs(u), graph.adj[u]):
                 if t == v:
                     inputs = i
                     break
@@ -195,79 +219,103 @@ def _check_edge(view: ProtocolView, pending: str | None, observed: list[Observat
 def _protocol_and_deadlock(ctx: _Context, graph: _Graph, structural: bool) -> None:
     strategy, view = ctx.strategy, ctx.view
     enumerated = view.encoding == ENUMERATED
-    obs_cache: dict[int, list[Observation]] = {}
+    required = {cap: [o for o in view.declared_outcomes(cap) if view.outcome_proposition(cap, o)]
+                for cap in view.capabilities}
     for count, u in enumerate(graph.order):
         if count % 1024 == 0:
             ctx.deadline.check()
         state = strategy.states[u]
-        active = view.activated(state.outputs)
+        active = graph.active[u]
         if not structural:
             if len(active) > 1:
-                ctx.add(rec.Defect(rec.PROTOCOL_VIOLATION,
-                                   f"state {u} activates {', '.join(active)} at once", [u],
-                                   _state_trace(ctx, graph, u)), u)
+                ctx.add(rec.PROTOCOL_VIOLATION, u, lambda u=u, active=active: rec.Defect(
+                    rec.PROTOCOL_VIOLATION, f"state {u} activates {', '.join(active)} at once",
+                    [u], _state_trace(ctx, graph, u)))
             if state.initial:
                 seen = view.observed(state.inputs)
                 if seen:
                     names = ", ".join(o.proposition for o in seen)
-                    ctx.add(rec.Defect(rec.PROTOCOL_VIOLATION,
+                    ctx.add(rec.PROTOCOL_VIOLATION, ("init", u), lambda u=u, names=names:
+                            rec.Defect(rec.PROTOCOL_VIOLATION,
                                        f"initial state {u} observes {names} with nothing pending",
-                                       [u], _state_trace(ctx, graph, u)), ("init", u))
+                                       [u], _state_trace(ctx, graph, u)))
         if not graph.adj[u]:
-            ctx.add(rec.Defect(rec.DEADLOCK, f"state {u} has no successor", [u],
-                               _state_trace(ctx, graph, u)), u)
+            ctx.add(rec.DEADLOCK, u, lambda u=u: rec.Defect(
+                rec.DEADLOCK, f"state {u} has no successor", [u], _state_trace(ctx, graph, u)))
             continue
         if graph.virtual[u] or len(active) > 1:
             continue
         pending = active[0] if active else None
         start_slot = enumerated and pending is None
-        inputs_list = graph.edge_inputs(strategy, u)
         seen_outcomes: set[str] = set()
-        for inputs, t in zip(inputs_list, graph.adj[u]):
-            if graph.has_edge_inputs:
-                observed = view.observed(inputs)
-            else:
-                observed = obs_cache.get(t)
-                if observed is None:
-                    observed = obs_cache[t] = view.observed(inputs)
+        for k, (observed, t) in enumerate(zip(graph.edge_obs[u], graph.adj[u])):
             if len(observed) == 1 and observed[0].capability in (None, pending):
                 seen_outcomes.add(observed[0].outcome)
+            elif pending is None and not observed:
+                continue
             if structural:
                 continue
             why = _check_edge(view, pending, observed, start_slot)
             if why:
-                ctx.add(rec.Defect(rec.PROTOCOL_VIOLATION, f"{u} -> {t}: {why}", [u, t],
-                                   _edge_trace(ctx, graph, u, t, inputs), pending), (u, t))
+                ctx.add(rec.PROTOCOL_VIOLATION, (u, t), lambda u=u, t=t, k=k, why=why, p=pending:
+                        rec.Defect(rec.PROTOCOL_VIOLATION, f"{u} -> {t}: {why}", [u, t],
+                                   _edge_trace(ctx, graph, u, t, graph.edge_inputs(u)[k]), p))
         if pending is not None:
-            for outcome in view.declared_outcomes(pending):
-                if view.outcome_proposition(pending, outcome) and outcome not in seen_outcomes:
-                    ctx.add(rec.Defect(rec.DEADLOCK,
-                                       f"state {u} activates {pending} but has no successor for "
-                                       f"its outcome {outcome}", [u],
-                                       _state_trace(ctx, graph, u), pending,
-                                       {"missing_outcome": outcome}), (u, outcome))
+            for outcome in required[pending]:
+                if outcome not in seen_outcomes:
+                    ctx.add(rec.DEADLOCK, (u, outcome), lambda u=u, o=outcome, p=pending:
+                            rec.Defect(rec.DEADLOCK, f"state {u} activates {p} but has no "
+                                       f"successor for its outcome {o}", [u],
+                                       _state_trace(ctx, graph, u), p, {"missing_outcome": o}))
 
 
 def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
-    """BFS over state × failure counters; returns the number of product states."""
-    strategy, view = ctx.strategy, ctx.view
+    """BFS over state × failure counters; returns the number of product states.
+
+    The counters are one mixed-radix integer (digit ``k`` is the streak of the ``k``-th bounded
+    capability, ``0..bound``); at most one digit is non-zero since an activation of one capability
+    clears the others.
+    """
+    view = ctx.view
     bounded = sorted(name for name, cap in view.catalog.capabilities.items()
                      if cap.max_consecutive_failures is not None)
     if not bounded:
         return len(graph.order)
     slot = {name: index for index, name in enumerate(bounded)}
     bounds = [view.catalog.capabilities[name].max_consecutive_failures for name in bounded]
+    radix = [b + 1 for b in bounds]
+    weight = [1] * len(bounded)
+    for k in range(1, len(bounded)):
+        weight[k] = weight[k - 1] * radix[k - 1]
     limit = ctx.options.max_product_states
-    single = []
-    for s in strategy.states:
-        active = view.activated(s.outputs)
-        single.append(active[0] if len(active) == 1 else None)
-    zero = (0,) * len(bounded)
-    ids: dict[tuple[int, tuple[int, ...]], int] = {}
-    nodes: list[tuple[int, tuple[int, ...]]] = []
+    n = graph.n
+    single = [-1] * n  # slot of the single activated bounded capability, -1 otherwise
+    resets = [False] * n  # activates exactly one capability (clears the other streaks)
+    for u in graph.order:
+        active = graph.active[u]
+        if len(active) == 1:
+            resets[u] = True
+            single[u] = slot.get(active[0], -1)
+    # per edge of a bounded activation: COMPLETION / FAILURE of that capability, else NOTHING
+    codes: list[list[int] | None] = [None] * n
+    for u in graph.order:
+        k = single[u]
+        if k < 0 or graph.virtual[u]:
+            continue
+        cap = bounded[k]
+        row = []
+        for observed in graph.edge_obs[u]:
+            code = NOTHING
+            if len(observed) == 1 and observed[0].capability in (None, cap):
+                code = COMPLETION if observed[0].outcome == COMPLETED else FAILURE
+            row.append(code)
+        codes[u] = row
+    total = weight[-1] * radix[-1]
+    ids: dict[int, int] = {}
+    nodes: list[int] = []  # key = state * total + counters
     parent: list[int] = []
     for root in graph.roots:
-        key = (root, zero)
+        key = root * total
         if key not in ids:
             ids[key] = len(nodes)
             nodes.append(key)
@@ -276,44 +324,32 @@ def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
     while head < len(nodes):
         if head % 1024 == 0:
             ctx.deadline.check()
-        u, counters = nodes[head]
+        u, counters = divmod(nodes[head], total)
         here = head
         head += 1
         if graph.virtual[u]:
             continue
-        pending = single[u]
-        inputs_list = graph.edge_inputs(strategy, u)
-        for inputs, t in zip(inputs_list, graph.adj[u]):
-            new = list(counters)
-            if pending in slot:
-                observed = view.observed(inputs)
-                if len(observed) == 1 and observed[0].capability in (None, pending):
-                    k = slot[pending]
-                    if observed[0].outcome == COMPLETED:
-                        new[k] = 0
-                    else:
-                        streak = counters[k] + 1
-                        if streak > bounds[k]:
-                            path = [nodes[here][0]]
-                            back = parent[here]
-                            while back >= 0:
-                                path.append(nodes[back][0])
-                                back = parent[back]
-                            path.reverse()
-                            path.append(t)
-                            ctx.add(rec.Defect(
-                                rec.BOUNDED_FAILURE_VIOLATION,
-                                f"{pending} fails {streak} times in a row (bound "
-                                f"{bounds[k]}) at {u} -> {t}", [u, t],
-                                _trace(ctx, graph, path, inputs), pending,
-                                {"bound": bounds[k], "streak": streak}), (u, t, pending))
-                        new[k] = min(streak, bounds[k])
-            nxt = single[t]
-            if nxt is not None:
-                for name, k in slot.items():
-                    if name != nxt:
-                        new[k] = 0
-            key = (t, tuple(new))
+        k = single[u]
+        row = codes[u]
+        for j, t in enumerate(graph.adj[u]):
+            new = counters
+            if k >= 0 and row[j] != NOTHING:
+                digit = (counters // weight[k]) % radix[k]
+                if row[j] == COMPLETION:
+                    new = counters - digit * weight[k]
+                else:
+                    streak = digit + 1
+                    if streak > bounds[k]:
+                        ctx.add(rec.BOUNDED_FAILURE_VIOLATION, (u, t, k),
+                                lambda u=u, t=t, j=j, k=k, here=here, streak=streak:
+                                _bounded_defect(ctx, graph, nodes, parent, total, here, u, t, j,
+                                                bounded[k], bounds[k], streak))
+                        streak = bounds[k]
+                    new = counters + (streak - digit) * weight[k]
+            if resets[t]:
+                m = single[t]
+                new = 0 if m < 0 else ((new // weight[m]) % radix[m]) * weight[m]
+            key = t * total + new
             if key not in ids:
                 if limit is not None and len(nodes) >= limit:
                     raise BudgetExceeded("product states", limit)
@@ -321,6 +357,22 @@ def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
                 nodes.append(key)
                 parent.append(here)
     return len(nodes)
+
+
+def _bounded_defect(ctx: _Context, graph: _Graph, nodes: list[int], parent: list[int],
+                    total: int, here: int, u: int, t: int, j: int, cap: str, bound: int,
+                    streak: int) -> rec.Defect:
+    path = []
+    back = here
+    while back >= 0:
+        path.append(nodes[back] // total)
+        back = parent[back]
+    path.reverse()
+    path.append(t)
+    return rec.Defect(rec.BOUNDED_FAILURE_VIOLATION,
+                      f"{cap} fails {streak} times in a row (bound {bound}) at {u} -> {t}",
+                      [u, t], _trace(ctx, graph, path, graph.edge_inputs(u)[j]), cap,
+                      {"bound": bound, "streak": streak})
 
 
 def _sccs(graph: _Graph, adj: Sequence[Sequence[int]], starts: Sequence[int]
@@ -341,37 +393,35 @@ def _first_reached(graph: _Graph, members: list[int], rank: list[int]) -> int:
     return min(members, key=lambda v: rank[v])
 
 
-def _goal_flags(strategy: Strategy, graph: _Graph, goals: list[Predicate],
-                deadline: _Deadline) -> list[list[bool]]:
+def _goal_flags(graph: _Graph, goals: list[Predicate], deadline: _Deadline) -> list[list[bool]]:
     flags: list[list[bool]] = [[] for _ in range(graph.n)]
     arrival_only = all(g.arrival_only for g in goals)
     state_goal: dict[int, bool] = {}
     for count, u in enumerate(graph.order):
         if count % 1024 == 0:
             deadline.check()
-        src = graph.arrival[u]
+        src = graph.arrival(u)
         if arrival_only and not graph.has_edge_inputs:
             row = []
             for t in graph.adj[u]:
                 hit = state_goal.get(t)
                 if hit is None:
-                    dst = graph.arrival[t]
+                    dst = graph.arrival(t)
                     hit = state_goal[t] = any(g.fn(src, dst) for g in goals)
                 row.append(hit)
             flags[u] = row
         else:
             flags[u] = [any(g.fn(src, dst) for g in goals)
-                        for dst in graph.edge_arrival(strategy, u)]
+                        for dst in graph.edge_arrival(u)]
     return flags
 
 
 def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
                          env_liveness: list[Predicate]) -> None:
-    strategy = ctx.strategy
     rank = [0] * graph.n
     for position, v in enumerate(graph.order):
         rank[v] = position
-    flags = _goal_flags(strategy, graph, goals, ctx.deadline)
+    flags = _goal_flags(graph, goals, ctx.deadline)
     comp, members, cyclic = _sccs(graph, graph.adj, graph.roots)
     ctx.deadline.check()
     count = len(members)
@@ -398,9 +448,11 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
         if cyclic[c] and not ok[c]:
             first = _first_reached(graph, members[c], rank)
             states = sorted(members[c])
-            ctx.add(rec.Defect(rec.GOAL_UNREACHABLE_TRAP,
-                               f"{len(states)} state(s) from which no goal can be reached again",
-                               states, _state_trace(ctx, graph, first)), tuple(states))
+            ctx.add(rec.GOAL_UNREACHABLE_TRAP, tuple(states),
+                    lambda states=states, first=first: rec.Defect(
+                        rec.GOAL_UNREACHABLE_TRAP,
+                        f"{len(states)} state(s) from which no goal can be reached again",
+                        states, _state_trace(ctx, graph, first)))
     if ctx.options.livelock == "off":
         return
     ctx.deadline.check()
@@ -420,8 +472,8 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
         for u in states_d:
             if all(met):
                 break
-            src = graph.arrival[u]
-            dsts = graph.edge_arrival(strategy, u)
+            src = graph.arrival(u)
+            dsts = graph.edge_arrival(u)
             for t, hit, dst in zip(graph.adj[u], flags[u], dsts):
                 if hit or sub_comp[t] != d:
                     continue
@@ -432,12 +484,14 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
             continue
         first = _first_reached(graph, states_d, rank)
         states = sorted(states_d)
-        ctx.add(rec.Defect(rec.ENVIRONMENT_SUSTAINED_LIVELOCK,
-                           f"the environment can keep the robot in {len(states)} state(s) "
-                           "forever while respecting its liveness assumptions, although a way to "
-                           "the goal exists", states, _state_trace(ctx, graph, first),
-                           details={"assumptions_met": [a.name for a in env_liveness]}),
-                tuple(states), warning=ctx.options.livelock == "warning")
+        ctx.add(rec.ENVIRONMENT_SUSTAINED_LIVELOCK, tuple(states),
+                lambda states=states, first=first: rec.Defect(
+                    rec.ENVIRONMENT_SUSTAINED_LIVELOCK,
+                    f"the environment can keep the robot in {len(states)} state(s) forever "
+                    "while respecting its liveness assumptions, although a way to the goal "
+                    "exists", states, _state_trace(ctx, graph, first),
+                    details={"assumptions_met": [a.name for a in env_liveness]}),
+                warning=ctx.options.livelock == "warning")
 
 
 def audit(strategy: Strategy, catalog: Catalog,

@@ -64,33 +64,32 @@ def tarjan_scc(adjacency: Sequence[Sequence[int]], nodes: Iterable[int] | None =
         counter += 1
         stack.append(start)
         on_stack[start] = True
-        work = [(start, 0)]
-        while work:
-            node, pos = work[-1]
-            succs = adjacency[node]
-            if pos < len(succs):
-                work[-1] = (node, pos + 1)
-                succ = succs[pos]
+        path = [start]
+        iters = [iter(adjacency[start])]
+        while iters:
+            node = path[-1]
+            for succ in iters[-1]:
                 if index[succ] == -1:
                     index[succ] = low[succ] = counter
                     counter += 1
                     stack.append(succ)
                     on_stack[succ] = True
-                    work.append((succ, 0))
-                elif on_stack[succ] and index[succ] < low[node]:
+                    path.append(succ)
+                    iters.append(iter(adjacency[succ]))
+                    break
+                if on_stack[succ] and index[succ] < low[node]:
                     low[node] = index[succ]
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                if low[node] < low[parent]:
-                    low[parent] = low[node]
-            if low[node] == index[node]:
-                while True:
-                    member = stack.pop()
-                    on_stack[member] = False
-                    component[member] = count
-                    if member == node:
-                        break
-                count += 1
+            else:
+                path.pop()
+                iters.pop()
+                if path and low[node] < low[path[-1]]:
+                    low[path[-1]] = low[node]
+                if low[node] == index[node]:
+                    while True:
+                        member = stack.pop()
+                        on_stack[member] = False
+                        component[member] = count
+                        if member == node:
+                            break
+                    count += 1
     return component, count

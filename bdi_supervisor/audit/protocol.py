@@ -17,13 +17,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.spec.propositions import (
+    CAPABILITY_VARIABLE,
+    activation,
+    capability_numbers,
+    outcome_prop,
+)
 from bdi_supervisor.synthesis.strategy import Strategy, Value
 
 ONE_HOT = "one-hot"
 ENUMERATED = "enumerated"
 ENCODINGS = (ONE_HOT, ENUMERATED)
-CAPABILITY_VAR = "capability"
-BEGIN_GAME = "begin_game"
+CAPABILITY_VAR = CAPABILITY_VARIABLE
 
 
 @dataclass(frozen=True)
@@ -45,11 +50,7 @@ def infer_encoding(strategy: Strategy) -> str:
 
 def enumerated_slots(catalog: Catalog) -> dict[int, str]:
     """``capability`` value → capability name (slot 0 only when ``begin_game`` exists)."""
-    names = sorted(name for name in catalog.capabilities if name != BEGIN_GAME)
-    slots = {index + 1: name for index, name in enumerate(names)}
-    if BEGIN_GAME in catalog.capabilities:
-        slots[0] = BEGIN_GAME
-    return slots
+    return {number: name for name, number in capability_numbers(catalog).items()}
 
 
 class ProtocolView:
@@ -64,14 +65,19 @@ class ProtocolView:
         self.sm_outcomes = tuple(sorted(set(catalog.sm_outcome_mappings.values())))
         self.slots = enumerated_slots(catalog)
         #: one-hot activation proposition per capability
-        self.activation_props = {name: f"{name}_a" for name in self.capabilities}
+        self.activation_props = {name: activation(name) for name in self.capabilities}
         #: one-hot outcome proposition → (capability, normalized outcome)
         self.outcome_props: dict[str, tuple[str, str]] = {}
         for name in self.capabilities:
             for outcome in catalog.capabilities[name].outcomes:
-                self.outcome_props[f"{name}_{catalog.outcome_suffix(outcome)}"] = (name, outcome)
+                self.outcome_props[outcome_prop(catalog, name, outcome)] = (name, outcome)
         #: enumerated: the generic outcome propositions (named after the normalized outcomes)
         self.generic_outcomes = tuple(catalog.transition_outcomes)
+        if encoding == ENUMERATED:
+            self._observations = tuple((n, Observation(None, n, n)) for n in self.generic_outcomes)
+        else:
+            self._observations = tuple((prop, Observation(cap, outcome, prop))
+                                       for prop, (cap, outcome) in self.outcome_props.items())
 
     @classmethod
     def for_strategy(cls, strategy: Strategy, catalog: Catalog,
@@ -94,17 +100,14 @@ class ProtocolView:
 
     def observed(self, inputs: Mapping[str, Value]) -> list[Observation]:
         """Outcome propositions true in an input valuation."""
-        if self.encoding == ENUMERATED:
-            return [Observation(None, name, name) for name in self.generic_outcomes
-                    if inputs.get(name)]
-        return [Observation(cap, outcome, prop)
-                for prop, (cap, outcome) in self.outcome_props.items() if inputs.get(prop)]
+        get = inputs.get
+        return [obs for prop, obs in self._observations if get(prop)]
 
     def outcome_proposition(self, capability: str, outcome: str) -> str | None:
         """The input proposition that reports ``outcome`` of ``capability`` (None if none)."""
         if self.encoding == ENUMERATED:
             return outcome if outcome in self.generic_outcomes else None
-        return f"{capability}_{self.catalog.outcome_suffix(outcome)}"
+        return outcome_prop(self.catalog, capability, outcome)
 
     def sm_outcomes_of(self, outputs: Mapping[str, Value]) -> list[str]:
         """SM outcome propositions asserted by an output valuation."""

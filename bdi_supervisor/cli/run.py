@@ -66,9 +66,9 @@ class Prepared:
 
 
 def _sm_outcomes(mission) -> dict[str, str] | None:
-    from bdi_supervisor.cli.realize import sm_outcomes
+    from bdi_supervisor.realize.stage import mission_outcomes
 
-    return sm_outcomes(mission)
+    return mission_outcomes(mission)
 
 
 def load_folder(folder: Path, mission) -> Prepared:

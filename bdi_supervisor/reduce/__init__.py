@@ -1,5 +1,5 @@
 """Minimal behaviour-preserving strategy reduction (coarsest bisimulation on core outputs)."""
 
-from bdi_supervisor.reduce.reducer import coarsest_partition, masked_outputs, reduce
+from bdi_supervisor.reduce.reducer import coarsest_partition, masked_outputs, reduce, start_states
 
-__all__ = ["coarsest_partition", "masked_outputs", "reduce"]
+__all__ = ["coarsest_partition", "masked_outputs", "reduce", "start_states"]

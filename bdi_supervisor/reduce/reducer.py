@@ -37,11 +37,31 @@ def _label_key(inputs: dict, names: list[str]) -> tuple:
     return tuple(inputs.get(name) for name in names)
 
 
-def coarsest_partition(strategy: Strategy, core_outputs: list[str]
+def start_states(strategy: Strategy, determinize: bool = True) -> list[int]:
+    """The initial states kept: with ``determinize``, one per initial input valuation.
+
+    Initial states that share the environment's input differ only in the system's choice (e.g.
+    an unconstrained initial integer); any one of them is correct, and the lowest id is kept — the
+    same choice realization makes. Without initial states, state 0.
+    """
+    initial = [s for s in strategy.states if s.initial]
+    if not initial:
+        return [0] if strategy.states else []
+    if not determinize:
+        return [s.id for s in initial]
+    names = sorted(strategy.input_names)
+    chosen: dict[tuple, int] = {}
+    for s in initial:
+        chosen.setdefault(_label_key(s.inputs, names), s.id)
+    return sorted(chosen.values())
+
+
+def coarsest_partition(strategy: Strategy, core_outputs: list[str], roots: list[int] | None = None
                        ) -> tuple[list[int], list[int], list[list[int]]]:
     """``(reachable raw ids in BFS order, block of each of them, members of each block)``."""
     states = strategy.states
-    roots = [s.id for s in states if s.initial] or ([0] if states else [])
+    if roots is None:
+        roots = start_states(strategy, determinize=False)
     order, _ = bfs_tree([s.successors for s in states], roots)
     local = {raw: index for index, raw in enumerate(order)}
     input_names = sorted(strategy.input_names)
@@ -103,11 +123,13 @@ def coarsest_partition(strategy: Strategy, core_outputs: list[str]
 
 
 def reduce(strategy: Strategy, mask_suffixes: Iterable[str] = DEFAULT_MASK_SUFFIXES,
-           masked: Iterable[str] | Callable[[str], bool] = ()) -> Strategy:
+           masked: Iterable[str] | Callable[[str], bool] = (),
+           determinize_initial: bool = True) -> Strategy:
     """The minimal strategy bisimilar to ``strategy`` on its core outputs.
 
-    Unreachable states are dropped; reduced ids are assigned breadth-first from the initial
-    states (deterministic). ``metadata["provenance"]`` maps each reduced id (as a string, so the
+    With ``determinize_initial`` only one initial state per initial input valuation is kept
+    (:func:`start_states`). Unreachable states are dropped; reduced ids are assigned
+    breadth-first from the initial states (deterministic). ``metadata["provenance"]`` maps each reduced id (as a string, so the
     JSON round trip is exact) to the sorted raw ids it merges; ``metadata["reduced"]`` is True.
     Each reduced state takes inputs, outputs and rank from its representative (its lowest
     initial raw id, else its lowest raw id); masked outputs are the representative's.
@@ -115,19 +137,20 @@ def reduce(strategy: Strategy, mask_suffixes: Iterable[str] = DEFAULT_MASK_SUFFI
     masked_names = masked_outputs(strategy, mask_suffixes, masked)
     hidden = set(masked_names)
     core = [name for name in sorted(strategy.output_names) if name not in hidden]
-    order, block, members = coarsest_partition(strategy, core)
+    roots = start_states(strategy, determinize_initial)
+    order, block, members = coarsest_partition(strategy, core, roots)
     states = strategy.states
+    kept_initial = set(roots)
     representative = []
     for group in members:
         raws = [order[v] for v in group]
-        initials = [r for r in raws if states[r].initial]
+        initials = [r for r in raws if r in kept_initial]
         representative.append(min(initials) if initials else min(raws))
     local = {raw: index for index, raw in enumerate(order)}
     number: dict[int, int] = {}
     queue: list[int] = []
-    no_initial = not any(s.initial for s in states)
     for v, raw in enumerate(order):
-        if states[raw].initial or (v == 0 and no_initial):
+        if raw in kept_initial:
             b = block[v]
             if b not in number:
                 number[b] = len(queue)
@@ -160,7 +183,7 @@ def reduce(strategy: Strategy, mask_suffixes: Iterable[str] = DEFAULT_MASK_SUFFI
         reduced_states.append(StrategyState(
             id=new_id, inputs=dict(rep.inputs), outputs=dict(rep.outputs),
             successors=successors, rank=rep.rank,
-            initial=any(states[r].initial for r in raws), edge_inputs=edge_inputs))
+            initial=any(r in kept_initial for r in raws), edge_inputs=edge_inputs))
         provenance[str(new_id)] = raws
     metadata = dict(strategy.metadata)
     metadata.update(

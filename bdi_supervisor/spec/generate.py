@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable
 
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
 from bdi_supervisor.errors import InputError
@@ -491,7 +490,3 @@ def generate_spec(mission: Mission, **overrides: object) -> GR1Spec:
 def section_counts(spec: GR1Spec) -> dict[str, int]:
     """Formula counts per section (``GR1Spec.counts`` without the proposition counts)."""
     return {s: len(spec.section(s)) for s in SECTIONS}
-
-
-def names(items: Iterable[Variable]) -> list[str]:
-    return [v.name for v in items]

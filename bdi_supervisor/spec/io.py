@@ -1,6 +1,7 @@
 """Reading and writing specification files (format chosen by suffix), atomically.
 
-- :func:`load_spec` — ``.structuredslugs`` or ``.slugsin`` to a :class:`GR1Spec`.
+- :func:`load_spec` — ``.structuredslugs``, ``.slugsin`` (or the reference's spec ``.yaml``) to a
+  :class:`GR1Spec`.
 - :func:`save_spec` — write a spec in either format (temp file + rename).
 - :func:`write_text_atomic` — the atomic write used by every ``-o FILE``.
 """
@@ -16,6 +17,8 @@ from bdi_supervisor.spec import slugsin, structuredslugs
 from bdi_supervisor.spec.gr1 import GR1Spec
 
 FORMATS = {".structuredslugs": "structuredslugs", ".slugsin": "slugsin"}
+#: read-only: the reference pipeline's spec YAML (``spec_name`` + ``specs:``)
+READ_FORMATS = {**FORMATS, ".yaml": "yaml", ".yml": "yaml"}
 
 
 def spec_format(path: str | Path) -> str:
@@ -28,7 +31,12 @@ def spec_format(path: str | Path) -> str:
 
 
 def load_spec(path: str | Path) -> GR1Spec:
-    """Parse a specification file; the format comes from the suffix."""
+    """Parse a specification file; the format comes from the suffix (``.structuredslugs``,
+    ``.slugsin``, or the reference's spec ``.yaml``)."""
+    if Path(path).suffix in (".yaml", ".yml"):
+        from bdi_supervisor.spec.specyaml import parse_spec_yaml
+
+        return parse_spec_yaml(path)
     kind = spec_format(path)
     try:
         text = Path(path).read_text(encoding="utf-8")

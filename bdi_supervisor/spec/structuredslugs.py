@@ -135,7 +135,7 @@ class _Parser:
 
     def expect(self, op: str) -> _Token:
         if not self.at(op):
-            raise _Fail(f"expected '{op}'", self.token, f"'{op}'")
+            raise _Fail(f"missing '{op}'", self.token, f"'{op}'")
         return self.take()
 
     def check_name(self, token: _Token, kind: str) -> Var:

@@ -1,0 +1,47 @@
+"""Strategy pictures: DOT always, SVG/PNG when Graphviz exists, findings highlighted."""
+
+import shutil
+
+import pytest
+from _audit_builders import COFFEE, coffee_strategy, make_catalog, one_hot
+
+from bdi_supervisor import draw
+from bdi_supervisor.audit import audit
+from bdi_supervisor.reduce import reduce
+
+CATALOG = make_catalog({"br": (("completed",),)})
+
+
+def _trap():
+    return one_hot(CATALOG, [("", "br_a", [1]), ("br_c", "br_a", [1])])
+
+
+def test_dot_highlights_trap_and_counterexample():
+    strategy = _trap()
+    record = audit(strategy, CATALOG)
+    text = draw.to_dot(strategy, CATALOG, record)
+    assert f's1 [label="1: br", fillcolor="{draw.TRAP_FILL}"' in text
+    assert f's0 -> s1 [label="br_c", color="{draw.PATH_COLOR}"' in text
+    assert "start0 -> s0" in text
+    # the dict form of the record works too (as read back from audit.json)
+    assert draw.to_dot(strategy, CATALOG, record.to_dict()) == text
+
+
+def test_reduced_nodes_show_provenance():
+    text = draw.to_dot(reduce(coffee_strategy()), COFFEE)
+    assert '"0: bd\\n= 0,3"' in text
+
+
+def test_render_without_graphviz_writes_dot_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    result = draw.render(_trap(), tmp_path / "raw", CATALOG)
+    assert result.dot.read_text().startswith("digraph")
+    assert result.pictures == [] and "not found" in result.note
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
+def test_render_with_graphviz(tmp_path):
+    result = draw.render(_trap(), tmp_path / "raw", CATALOG, audit(_trap(), CATALOG))
+    assert [p.suffix for p in result.pictures] == [".svg", ".png"]
+    assert "<svg" in result.pictures[0].read_text()
+    assert result.pictures[1].read_bytes()[:4] == b"\x89PNG"
