@@ -100,3 +100,11 @@ def test_missing_folder_and_bad_script_are_bad_input(tmp_path, folder, capsys):
 def test_unknown_simulator_on_the_command_line(folder, capsys):
     assert main(["run", mission(folder), "--from", str(folder), "--sim", "gazebo"]) == 2
     assert "unknown simulator" in capsys.readouterr().err
+
+
+def test_failed_audit_in_the_folder_stops_before_running(folder, capsys):
+    (folder / "audit.json").write_text(json.dumps({"verdict": "FAIL"}))
+    log = folder / "bdi.jsonl"
+    assert main(["run", mission(folder), "--from", str(folder), "--bdi-log", str(log)]) == 1
+    assert "audit FAIL" in capsys.readouterr().err
+    assert not log.exists()

@@ -315,12 +315,10 @@ def build_machine(
                          key=f"states[{first.path[0]}]", found=first.target)
 
     states: dict[str, MachineState] = {}
-    needs_unexpected = False
     for state in strategy.states:
         if state.id not in names:
             continue
         machine_state = _machine_state(ctx, state, names)
-        needs_unexpected |= any(t.excluded for t in machine_state.transitions.values())
         states[machine_state.name] = machine_state
 
     reachable = _reachable(first.target, initial_branches, states)
@@ -331,6 +329,7 @@ def build_machine(
         if s.name not in reachable:
             dropped[s.strategy_id] = "unreachable"
     outcomes = list(sm_outcomes)
+    needs_unexpected = any(t.excluded for s in ordered for t in s.transitions.values())
     if needs_unexpected and UNEXPECTED not in outcomes:
         outcomes.append(UNEXPECTED)
     keys = sorted({k for s in ordered for k in s.remapping.values()})
