@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.machine import SupervisorMachine
 from bdi_supervisor.runtime.adapters import Adapter
 from bdi_supervisor.runtime.bdi_state import Callback, JsonLinesSink
@@ -73,12 +74,12 @@ def initial_beliefs(mission) -> dict[str, Any]:
 def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | None = None, *,
                    options: RunOptions | None = None, callbacks: Sequence[Callback] = (),
                    ask: Ask | None = None, stop: threading.Event | None = None,
-                   on_ready: Callable[[Executor], None] | None = None,
-                   adapters: Mapping[str, Adapter] | None = None) -> RunResult:
+                   adapters: Mapping[str, Adapter] | None = None,
+                   on_ready: Callable[[Executor], None] | None = None) -> RunResult:
     """Run ``machine`` for ``mission`` (see the module docstring).
 
-    ``adapters`` binds capabilities to adapters made by the caller (the ROS supervisor node's
-    service/action adapters) instead of the mission's; forcing policies still apply in front.
+    ``adapters`` (capability → adapter, e.g. the ROS node's action clients) replace the
+    simulator's adapters for those capabilities; forcing policies still apply in front of them.
     """
     options = options or RunOptions()
     config = runner_config(mission)
@@ -95,8 +96,13 @@ def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | Non
         capabilities = [s.capability for s in machine.states]
         bound = build_adapters(capabilities, mission.catalog, config, backend, policy)
         for name, adapter in (adapters or {}).items():
+            if name not in mission.catalog.capabilities:
+                raise InputError("adapter for an unknown capability", file=mission.file,
+                                 key=f"adapters.{name}", found=name,
+                                 expected=", ".join(sorted(mission.catalog.capabilities)))
             declared = tuple(mission.catalog.capabilities[name].outcomes)
-            bound[name] = ForcedAdapter(name, declared, policy, adapter) if policy else adapter
+            bound[name] = (ForcedAdapter(name, declared, policy, adapter)
+                           if policy is not None else adapter)
         executor = Executor(
             machine, mission.catalog, bound, strategy=strategy, goals=goals_of(mission),
             initial_beliefs=initial_beliefs(mission), callbacks=sinks,
