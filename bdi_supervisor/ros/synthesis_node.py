@@ -46,14 +46,55 @@ NODE_NAME = "bdi_synthesis"
 
 
 def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
-    """The pipeline's summary record for ``mission_file``, its run folder written to ``folder``.
+    """Run the mission's pipeline into the run folder ``folder``; return its summary record.
 
-    Keys used here: ``audit`` (``PASS | FAIL | INCOMPLETE`` or ``None`` when nothing was
-    synthesized), ``status`` and ``defects`` (list of one-line descriptions).
+    Keys read by this node: ``audit`` (``PASS`` only when the supervisor may be deployed: raw
+    and reduced audits passed; else ``FAIL`` / ``INCOMPLETE``, or ``None`` when nothing was
+    synthesized), ``status`` and ``defects`` (one line each). Uses ``bdi_supervisor.pipeline``
+    where installed, else chains the stages' own functions (spec → synthesis → audit stages →
+    realize) exactly as ``bdi-supervisor run`` does.
     """
-    from bdi_supervisor.pipeline import run_mission
+    try:
+        from bdi_supervisor.pipeline import run_mission
+    except ModuleNotFoundError as error:
+        if error.name != "bdi_supervisor.pipeline":
+            raise
+    else:
+        return run_mission(mission_file, folder)
+    from bdi_supervisor.audit.stage import audit_mission
+    from bdi_supervisor.cli.realize import behavior_name, sm_outcomes
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.realize.stage import realize
+    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.synthesis import strategy as strategy_io
+    from bdi_supervisor.synthesis.synthesize import synthesize
 
-    return run_mission(mission_file, folder)
+    mission = load_mission(mission_file)
+    spec = generate_spec(mission)
+    result = synthesize(spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {"status": result.status, "synthesis": result.to_dict(),
+                              "audit": None, "defects": []}
+    if result.strategy is None:
+        return record
+    strategy_io.save(result.strategy, folder / "strategy.json")
+    stages = audit_mission(result.strategy, mission, spec, out_dir=folder)
+    audits = [a for a in (stages.raw_audit, stages.reduced_audit) if a is not None]
+    record["audit_stages"] = stages.summary()
+    record["defects"] = [f"{d.kind}: {d.message}" for a in audits for d in a.defects]
+    failed = [a.verdict for a in audits if a.verdict != "PASS"]
+    record["audit"] = "PASS" if stages.deployable else (failed[0] if failed else "FAIL")
+    if stages.deployable:
+        try:
+            realized = realize(stages.reduced, mission.catalog,
+                               behavior=behavior_name(mission.name),
+                               out_dir=folder / "behavior", sm_outcomes=sm_outcomes(mission),
+                               source=str(folder / "reduced.json"))
+            record["behavior"] = realized.record()
+        except InputError as error:  # the embedded runner does not need a FlexBE behavior
+            record["behavior"] = None
+            record["realize_error"] = error.describe()
+    return record
 
 
 def pipeline_status(record: dict[str, Any], hardware_id: str) -> Status:
