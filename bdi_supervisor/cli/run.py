@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
     parser.add_argument("--sim", metavar="SIM",
-                        help="simulator: forced or pyrobosim (default: the mission's runner.sim, "
+                        help="simulator: forced, pyrobosim or quadcopter (default: the mission's runner.sim, "
                              "else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
