@@ -42,6 +42,16 @@ setup(
         "sim": [
             "pyrobosim==5.0.1",
         ],
+        # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
+        # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
+        "ros": [
+            "ros-jazzy-rclpy[fastrtps]==7.1.6",
+            "ros-jazzy-std-msgs==5.3.6",
+            "ros-jazzy-std-srvs==5.3.6",
+            "ros-jazzy-diagnostic-msgs==5.3.6",
+            "ros-jazzy-test-msgs==2.0.3",
+            "colcon-common-extensions>=0.3",
+        ],
     },
     zip_safe=True,
     maintainer="bdi_supervisor maintainers",
@@ -51,6 +61,10 @@ setup(
         "console_scripts": [
             "bdi-supervisor = bdi_supervisor.cli.main:main",
             "bdi-monitor = bdi_monitor.cli:main",
+            # ROS 2 executables (need rclpy): launch_ros finds them in lib/bdi_supervisor
+            "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
+            "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
+            "monitor_node = bdi_monitor.ros.monitor_node:main",
         ],
     },
 )

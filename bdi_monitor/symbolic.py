@@ -117,19 +117,15 @@ class SymbolicModel:
         for names, values in groups:
             width = len(names)
             shifts = [position[v] for v in names]
-            cache: dict[int, int] = {}
-            column = []
-            for value in values:
-                code = cache.get(value)
-                if code is None:
-                    code = 0
-                    for r, shift in enumerate(shifts):
-                        if (value >> (width - 1 - r)) & 1:
-                            code |= 1 << shift
-                    cache[value] = code
-                column.append(code)
-            spreads.append(column)
-        codes = sorted({sum(parts) for parts in zip(*spreads)}) if spreads else [0]
+            spread = {}
+            for value in set(values):
+                code = 0
+                for r, shift in enumerate(shifts):
+                    if (value >> (width - 1 - r)) & 1:
+                        code |= 1 << shift
+                spread[value] = code
+            spreads.append(list(map(spread.__getitem__, values)))
+        codes = sorted(set(map(sum, zip(*spreads))))
         return self._from_codes(ordered, codes)
 
     def _from_codes(self, names: list[str], codes: list[int]) -> cudd.Function:
@@ -138,11 +134,21 @@ class SymbolicModel:
         var_nodes = [bdd.var(v) for v in names]
         false, true = bdd.false, bdd.true
 
+        negated = [~v for v in var_nodes]
+
+        def single(code: int, depth: int) -> cudd.Function:
+            u = true
+            for level in range(n - 1, depth - 1, -1):
+                u = (var_nodes[level] if (code >> (n - 1 - level)) & 1 else negated[level]) & u
+            return u
+
         def build(lo: int, hi: int, depth: int) -> cudd.Function:
             if lo == hi:
                 return false
             if depth == n or hi - lo == 1 << (n - depth):
                 return true
+            if hi - lo == 1:
+                return single(codes[lo], depth)
             bit = 1 << (n - 1 - depth)
             base = codes[lo] & ~((bit << 1) - 1)
             mid = bisect_left(codes, base | bit, lo, hi)

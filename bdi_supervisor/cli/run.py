@@ -85,7 +85,12 @@ def load_folder(folder: Path, mission) -> Prepared:
     audit = None
     audit_path = folder / "audit.json"
     if audit_path.is_file():
-        audit = json.loads(audit_path.read_text()).get("status")
+        try:
+            record = json.loads(audit_path.read_text())
+        except json.JSONDecodeError as error:
+            raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
+                             line=error.lineno, column=error.colno) from None
+        audit = record.get("verdict", record.get("status"))
     machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
                             source=str(reduced_path))
     counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
