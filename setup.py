@@ -38,10 +38,14 @@ setup(
             "ruff>=0.6",
             "pymodelchecking>=1.3",
             "pyrobosim==5.0.1",
+            "rotorpy==3.0.0",
         ],
         "sim": [
             "pyrobosim==5.0.1",
         ],
+        # quadcopter gate course on RotorPy (fresh venv: ~90 s, ~500 MB with its numpy/scipy/
+        # matplotlib/pandas/cvxopt/gymnasium dependencies)
+        "rotorpy": ["rotorpy==3.0.0"],
         # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
         # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
         "ros": [

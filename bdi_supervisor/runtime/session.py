@@ -19,7 +19,7 @@ from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.machine import SupervisorMachine
 from bdi_supervisor.runtime.adapters import Adapter
 from bdi_supervisor.runtime.bdi_state import Callback, JsonLinesSink
-from bdi_supervisor.runtime.beliefs import _assignments
+from bdi_supervisor.runtime.beliefs import assignments
 from bdi_supervisor.runtime.binding import (
     RunnerConfig,
     build_adapters,
@@ -65,7 +65,7 @@ def initial_beliefs(mission) -> dict[str, Any]:
     known = set(catalog.memory) | set(catalog.variables) | set(catalog.capabilities)
     facts = {}
     for condition in mission.request.initial_conditions:
-        for name, value in _assignments(condition.formula):
+        for name, value in assignments(condition.formula):
             if name in known:
                 facts[name] = value
     return facts
