@@ -38,9 +38,23 @@ setup(
             "ruff>=0.6",
             "pymodelchecking>=1.3",
             "pyrobosim==5.0.1",
+            "rotorpy==3.0.0",
         ],
         "sim": [
             "pyrobosim==5.0.1",
+        ],
+        # quadcopter gate course on RotorPy (fresh venv: ~90 s, ~500 MB with its numpy/scipy/
+        # matplotlib/pandas/cvxopt/gymnasium dependencies)
+        "rotorpy": ["rotorpy==3.0.0"],
+        # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
+        # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
+        "ros": [
+            "ros-jazzy-rclpy[fastrtps]==7.1.6",
+            "ros-jazzy-std-msgs==5.3.6",
+            "ros-jazzy-std-srvs==5.3.6",
+            "ros-jazzy-diagnostic-msgs==5.3.6",
+            "ros-jazzy-test-msgs==2.0.3",
+            "colcon-common-extensions>=0.3",
         ],
     },
     zip_safe=True,
@@ -51,6 +65,10 @@ setup(
         "console_scripts": [
             "bdi-supervisor = bdi_supervisor.cli.main:main",
             "bdi-monitor = bdi_monitor.cli:main",
+            # ROS 2 executables (need rclpy): launch_ros finds them in lib/bdi_supervisor
+            "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
+            "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
+            "monitor_node = bdi_monitor.ros.monitor_node:main",
         ],
     },
 )

@@ -100,3 +100,32 @@ def test_missing_folder_and_bad_script_are_bad_input(tmp_path, folder, capsys):
 def test_unknown_simulator_on_the_command_line(folder, capsys):
     assert main(["run", mission(folder), "--from", str(folder), "--sim", "gazebo"]) == 2
     assert "unknown simulator" in capsys.readouterr().err
+
+
+def test_failed_audit_in_the_folder_stops_before_running(folder, capsys):
+    (folder / "audit.json").write_text(json.dumps({"verdict": "FAIL"}))
+    log = folder / "bdi.jsonl"
+    assert main(["run", mission(folder), "--from", str(folder), "--bdi-log", str(log)]) == 1
+    assert "audit FAIL" in capsys.readouterr().err
+    assert not log.exists()
+
+
+def test_run_supervisor_takes_external_adapters(folder):
+    from bdi_supervisor.cli.run import load_folder
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.runtime.adapters import FunctionAdapter, Outcome
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+    mission_ = load_mission(mission(folder))
+    prepared = load_folder(folder, mission_)
+    calls = []
+    external = FunctionAdapter("ros.action", ("completed", "failure"),
+                               lambda a: calls.append(a.capability) or Outcome("completed"))
+    result = run_supervisor(mission_, prepared.machine, prepared.reduced,
+                            options=RunOptions(force="soda=failure"),
+                            adapters={"soda": external})
+    assert result.goal_reached
+    assert calls == ["soda"]  # the forced failure did not reach the external adapter
+    assert [s.outcome.forced for s in result.steps if s.capability == "soda"] == [True, False]
+    with pytest.raises(Exception, match="unknown capability"):
+        run_supervisor(mission_, prepared.machine, prepared.reduced, adapters={"fly": external})

@@ -138,3 +138,25 @@ def test_two_rivers_crossings_failing_in_high_wind_still_bring_everything_across
         b = {k: v["value"] for k, v in record["beliefs"].items()}
         if b["goat"] in (b["wolf"], b["corn"]):
             assert b["goat"] == b["farmer"]
+
+
+@pytest.mark.simulation
+def test_cli_runs_p1_with_faults_end_to_end(tmp_path, capsys):
+    import json
+
+    from bdi_supervisor.cli.main import main
+
+    pytest.importorskip("pyrobosim")
+    prepared("logistics_p1_faults")  # skips while a pipeline stage is missing
+    log = tmp_path / "bdi.jsonl"
+    code = main(["run", str(MISSIONS / "logistics_p1_faults.yaml"), "--seed", "2",
+                 "--bdi-log", str(log), "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0, record["result"]["reason"]
+    assert record["audit"] == "PASS"
+    counts = record["counts"]
+    assert counts["raw"] > counts["reduced"] >= counts["realized"] > 0
+    assert record["result"]["recoveries"]
+    lines = log.read_text().splitlines()
+    assert json.loads(lines[-1])["status"] == "goal_reached"
+    assert delivered(json.loads(lines[-1])["ground_truth"])

@@ -206,3 +206,22 @@ def test_runner_section_is_validated():
     with pytest.raises(InputError, match="unknown location or hallway"), \
             open_world(WORLD, overrides={"open": {"garage": True}}):
         pass
+
+
+def test_operator_stop_cancels_a_real_time_navigation():
+    import threading
+
+    from bdi_supervisor.runtime.adapters import Stopped
+
+    with open_world(WORLD, seed=4) as sim:
+        nav = NavigateAdapter(sim, realtime_factor=1.0, timeout=30.0)
+        stop = threading.Event()
+        threading.Timer(0.4, stop.set).start()
+        start = sim.robot.get_pose()
+        with pytest.raises(Stopped):
+            invoke(nav, Activation("n", {"target_location": "dumpster"}), D, stop=stop)
+        assert not sim.robot.is_busy()
+        moved = sim.robot.get_pose()
+        assert (moved.x, moved.y) != (start.x, start.y)
+        assert sim.snapshot()["robot_at"] != "dumpster_disposal"
+        nav.close()

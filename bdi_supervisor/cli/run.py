@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
     parser.add_argument("--sim", metavar="SIM",
-                        help="simulator: forced or pyrobosim (default: the mission's runner.sim, "
+                        help="simulator: forced, pyrobosim or quadcopter (default: the mission's runner.sim, "
                              "else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
@@ -50,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--operator", action="store_true",
                         help="ask on the terminal for operator-decision outcomes")
     parser.add_argument("--json", action="store_true", help="print the run record as JSON")
+    parser.add_argument("--monitor", action=argparse.BooleanOptionalAction, default=None,
+                        help="evaluate the mission's CTL-BDI properties live (default: on when "
+                             "the mission has a properties section)")
     parser.set_defaults(func=run)
 
 
@@ -85,7 +88,12 @@ def load_folder(folder: Path, mission) -> Prepared:
     audit = None
     audit_path = folder / "audit.json"
     if audit_path.is_file():
-        audit = json.loads(audit_path.read_text()).get("status")
+        try:
+            record = json.loads(audit_path.read_text())
+        except json.JSONDecodeError as error:
+            raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
+                             line=error.lineno, column=error.colno) from None
+        audit = record.get("verdict", record.get("status"))
     machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
                             source=str(reduced_path))
     counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
@@ -131,6 +139,20 @@ def _ask(activation, labels: list[str]) -> str:
                       default=default if default in labels else None)
 
 
+def _monitor(args: argparse.Namespace, mission, prepared: Prepared, view):
+    """The live CTL-BDI monitor (``bdi_monitor.live``), printing verdict changes as they come."""
+    if args.monitor is False:
+        return None
+    from bdi_monitor.live import attach
+
+    console = None if args.json else (view.console if view is not None else None)
+    if console is None and not args.json:
+        from rich.console import Console
+
+        console = Console()
+    return attach(mission, prepared, console, args.monitor)
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -156,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
     ask = _ask if args.operator and sys.stdin.isatty() else None
     callbacks = []
     view = ProgressView() if interactive and ask is None else None
+    monitor = _monitor(args, mission, prepared, view)
+    if monitor is not None:
+        callbacks.append(monitor)
     if view is not None:
         callbacks.append(view)
         with view:
@@ -166,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
                                 callbacks=callbacks, ask=ask)
     if args.json:
         print(json.dumps({"mission": mission.name, "audit": prepared.audit,
-                          "counts": prepared.counts, "result": result.to_dict()},
+                          "counts": prepared.counts, "result": result.to_dict(),
+                          **({"monitor": monitor.to_json()} if monitor else {})},
                          indent=1, default=str))
     else:
         counts = prepared.counts
@@ -174,4 +200,6 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"mission {mission.name}: supervisor raw {counts.get('raw')} → reduced "
                       f"{counts.get('reduced')} → realized {counts.get('realized')} states")
         print_result(result, console, title=f"{mission.name} run {result.run_id}")
+        if monitor is not None:
+            monitor.print_summary(console)
     return EXIT_OK if result.goal_reached else EXIT_NEGATIVE

@@ -61,7 +61,7 @@ class BeliefTracker:
         if cap is None:
             return
         for condition in cap.postconditions.get(outcome, ()):
-            for name, value in _assignments(condition):
+            for name, value in assignments(condition):
                 self.facts[name] = Belief(value, source)
         for name in cap.free_setters.get(outcome, ()):
             if chosen is not None and name in chosen:
@@ -104,7 +104,7 @@ class BeliefTracker:
         return value
 
 
-def _assignments(condition: F.Formula) -> list[tuple[str, Value]]:
+def assignments(condition: F.Formula) -> list[tuple[str, Value]]:
     """Facts a postcondition sets: ``x`` → (x, True), ``!x`` → False, ``x=N`` → N, conjunctions."""
     if isinstance(condition, F.Var):
         return [(_base(condition.name), True)]
@@ -114,7 +114,7 @@ def _assignments(condition: F.Formula) -> list[tuple[str, Value]]:
             and isinstance(condition.left, F.Var) and isinstance(condition.right, F.Num)):
         return [(_base(condition.left.name), condition.right.value)]
     if isinstance(condition, F.And):
-        return [a for arg in condition.args for a in _assignments(arg)]
+        return [a for arg in condition.args for a in assignments(arg)]
     return []  # disjunctions and other shapes determine no single fact
 
 

@@ -3,7 +3,7 @@
 Mission keys read here (all optional)::
 
     runner:
-      sim: forced | pyrobosim     # default simulator (``--sim`` overrides)
+      sim: forced | pyrobosim | quadcopter   # default simulator (``--sim`` overrides)
       seed: 0                     # ``--seed`` overrides
       max_steps: 500
       world: ../worlds/logistics.yaml   # pyrobosim: world file, relative to the mission
@@ -13,6 +13,7 @@ Mission keys read here (all optional)::
       random: {move: 0.3}         # seeded random failures per capability (forced layer)
       reasons: {move: high wind}  # reason recorded for those failures
       timeouts: {goto_item: 20}   # seconds per activation, per capability
+      quadcopter: {platform: pihawk, backend: kinematic, dropouts: [...]}   # quadcopter sim
     adapters:                     # per capability; default: derived from the interface
       goto_item: {type: navigate}
       bd: {type: operator}
@@ -49,9 +50,12 @@ from bdi_supervisor.runtime.forced import (
 BACKENDS: dict[str, Callable[..., Backend]] = {}  # filled below
 SIMULATORS = ("forced", "pyrobosim")  # the built-in ones
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
-               "random", "reasons", "timeouts")
+               "random", "reasons", "timeouts", "quadcopter")
 GENERIC_TYPES = ("forced", "log", "operator")
 PYROBOSIM_TYPES = ("navigate", "pick", "place", "open", "close", "detect")
+QUADCOPTER_TYPES = ("quadcopter.arm", "quadcopter.takeoff", "quadcopter.plan_trajectory",
+                    "quadcopter.upload_trajectory", "quadcopter.execute_trajectory",
+                    "quadcopter.go_to", "quadcopter.land", "quadcopter.log")
 
 
 @dataclass
@@ -67,6 +71,8 @@ class RunnerConfig:
     reasons: dict[str, str] = field(default_factory=dict)
     timeouts: dict[str, float] = field(default_factory=dict)
     adapters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the quadcopter simulator's block (validated by bdi_supervisor.domains.quadcopter.sim)
+    quadcopter: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
 
 
@@ -105,6 +111,7 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
         config.world = world if world.is_absolute() or base is None else base / world
     config.world_overrides = _mapping(runner.get("world_overrides"), "runner.world_overrides", source)
     config.inject = _mapping(runner.get("inject"), "runner.inject", source)
+    config.quadcopter = _mapping(runner.get("quadcopter"), "runner.quadcopter", source)
     if runner.get("force") is not None:
         config.force = str(runner["force"])
     for key in ("random", "timeouts"):
@@ -120,9 +127,11 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     for cap, entry in adapters.items():
         entry = _mapping(entry, f"adapters.{cap}", source)
         kind = entry.get("type")
-        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES):
+        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES, *QUADCOPTER_TYPES):
             raise InputError("unknown adapter type", file=source, key=f"adapters.{cap}.type",
-                             found=repr(kind), expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES)))
+                             found=repr(kind),
+                             expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES,
+                                                 *QUADCOPTER_TYPES)))
         config.adapters[str(cap)] = entry
     return config
 
@@ -253,6 +262,15 @@ def register_backend(name: str, factory: Callable[..., Backend]) -> None:
 
 register_backend("forced", lambda config, seed, ask=None: Backend(ask))
 register_backend("pyrobosim", PyRoboSimBackend)
+
+
+def _quadcopter_backend(config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
+    from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend
+
+    return QuadcopterBackend(config, seed, ask)
+
+
+register_backend("quadcopter", _quadcopter_backend)
 
 
 def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:

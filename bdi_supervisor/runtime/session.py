@@ -10,14 +10,16 @@ with the BDI-record sinks, and always closes the simulator.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.machine import SupervisorMachine
+from bdi_supervisor.runtime.adapters import Adapter
 from bdi_supervisor.runtime.bdi_state import Callback, JsonLinesSink
-from bdi_supervisor.runtime.beliefs import _assignments
+from bdi_supervisor.runtime.beliefs import assignments
 from bdi_supervisor.runtime.binding import (
     RunnerConfig,
     build_adapters,
@@ -28,6 +30,7 @@ from bdi_supervisor.runtime.binding import (
 )
 from bdi_supervisor.runtime.builtin import Ask
 from bdi_supervisor.runtime.executor import Executor, RunResult
+from bdi_supervisor.runtime.forced import ForcedAdapter
 from bdi_supervisor.synthesis.strategy import Strategy
 
 
@@ -62,7 +65,7 @@ def initial_beliefs(mission) -> dict[str, Any]:
     known = set(catalog.memory) | set(catalog.variables) | set(catalog.capabilities)
     facts = {}
     for condition in mission.request.initial_conditions:
-        for name, value in _assignments(condition.formula):
+        for name, value in assignments(condition.formula):
             if name in known:
                 facts[name] = value
     return facts
@@ -71,8 +74,13 @@ def initial_beliefs(mission) -> dict[str, Any]:
 def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | None = None, *,
                    options: RunOptions | None = None, callbacks: Sequence[Callback] = (),
                    ask: Ask | None = None, stop: threading.Event | None = None,
+                   adapters: Mapping[str, Adapter] | None = None,
                    on_ready: Callable[[Executor], None] | None = None) -> RunResult:
-    """Run ``machine`` for ``mission`` (see the module docstring)."""
+    """Run ``machine`` for ``mission`` (see the module docstring).
+
+    ``adapters`` (capability → adapter, e.g. the ROS node's action clients) replace the
+    simulator's adapters for those capabilities; forcing policies still apply in front of them.
+    """
     options = options or RunOptions()
     config = runner_config(mission)
     sim = options.sim or config.sim
@@ -86,9 +94,17 @@ def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | Non
     executor = None
     try:
         capabilities = [s.capability for s in machine.states]
-        adapters = build_adapters(capabilities, mission.catalog, config, backend, policy)
+        bound = build_adapters(capabilities, mission.catalog, config, backend, policy)
+        for name, adapter in (adapters or {}).items():
+            if name not in mission.catalog.capabilities:
+                raise InputError("adapter for an unknown capability", file=mission.file,
+                                 key=f"adapters.{name}", found=name,
+                                 expected=", ".join(sorted(mission.catalog.capabilities)))
+            declared = tuple(mission.catalog.capabilities[name].outcomes)
+            bound[name] = (ForcedAdapter(name, declared, policy, adapter)
+                           if policy is not None else adapter)
         executor = Executor(
-            machine, mission.catalog, adapters, strategy=strategy, goals=goals_of(mission),
+            machine, mission.catalog, bound, strategy=strategy, goals=goals_of(mission),
             initial_beliefs=initial_beliefs(mission), callbacks=sinks,
             sensors=backend.sensor_reader(), ground_truth=backend.truth_reader(),
             timeouts=config.timeouts, max_steps=options.max_steps or config.max_steps,

@@ -1,0 +1,132 @@
+"""``monitor_node``: BDI-state topic in, ``DiagnosticArray`` verdicts out (rclpy).
+
+Parameters:
+
+- ``mission`` (string, required): the mission file whose properties are monitored;
+- ``hardware_id`` (string, default: the mission file's stem): DiagnosticStatus hardware id;
+- ``publish_period`` (float s, default 1.0): period of the full diagnostics re-publication
+  (changes of any verdict are published at once, on the message that caused them);
+- ``require_core`` (bool, default true): refuse to start without the monitor core; when false
+  the node reports the stream's transport statistics only.
+
+Subscribes ``bdi_supervisor/bdi_state`` (std_msgs/String: one BDI-state record, schema
+``bdi_supervisor/bdi_state`` v1, QoS ``STREAM``); publishes ``/diagnostics``: one status
+``bdi_monitor: stream`` (received, malformed, duplicates, gaps ...), one ``bdi_monitor: launch
+<property>`` per launch-time check and one ``bdi_monitor: <property>`` per runtime verdict.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from diagnostic_msgs.msg import DiagnosticArray
+from std_msgs.msg import String
+
+from bdi_monitor.ros import port
+from bdi_monitor.ros.stream import StreamStats
+from bdi_supervisor.ros import diagnostics, params, qos, topics
+from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
+from bdi_supervisor.ros.status import Level, Status
+
+NODE_NAME = "bdi_monitor"
+
+LEVELS = {"true": Level.OK, "inconclusive": Level.WARN, "false": Level.ERROR,
+          "out_of_model": Level.ERROR}
+
+
+def verdict_status(verdict: port.Verdict, hardware_id: str, prefix: str = "") -> Status:
+    """The DiagnosticStatus of one verdict (``value`` and ``latency_us`` among its values)."""
+    values = {"value": verdict.value, **verdict.evidence}
+    if verdict.latency_ns is not None:
+        values["latency_us"] = f"{verdict.latency_ns / 1000:.1f}"
+    level = LEVELS.get(verdict.value, Level.ERROR)
+    message = verdict.message or verdict.value
+    return Status(level, f"{NODE_NAME}: {prefix}{verdict.property}", message, hardware_id,
+                  values)
+
+
+class MonitorNode(SuiteNode):
+    """Feeds each accepted BDI-state record to the core and publishes its verdicts."""
+
+    def __init__(self, context=None, parameter_overrides=None,
+                 core: port.MonitorPort | None = None) -> None:
+        """``core`` replaces the one built from the mission (for embedding and tests)."""
+        super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
+        mission = params.existing_file("mission", params.declare(
+            self, "mission", "", "mission file whose CTL-BDI properties are monitored"))
+        self.hardware_id = params.declare(
+            self, "hardware_id", "", "DiagnosticStatus hardware_id (default: mission name)") \
+            or mission.stem
+        period = params.positive("publish_period", params.declare(
+            self, "publish_period", 1.0, "seconds between full diagnostics publications"))
+        require_core = params.declare(self, "require_core", True,
+                                      "refuse to start without the monitor core")
+        self.stream = StreamStats()
+        self.core_errors = 0
+        self.core = core
+        try:
+            if self.core is None:
+                self.core = port.create_monitor(mission)
+        except port.CoreUnavailable as error:
+            if require_core:
+                raise ParameterError("require_core", True,
+                                     f"false, or the monitor core installed ({error})") from None
+            self.get_logger().warning(f"{error}: reporting stream statistics only")
+        self.launch = self.core.launch_verdicts() if self.core else []
+        self.verdicts: dict[str, port.Verdict] = {}
+        self.publisher = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                               qos.DIAGNOSTICS)
+        self.subscription = self.create_subscription(String, topics.BDI_STATE, self._on_state,
+                                                     qos.STREAM)
+        self.timer = self.create_timer(period, self.publish)
+        self.get_logger().info(
+            f"monitoring {mission} ({len(self.launch)} properties checked at launch)")
+        self.publish()
+
+    def _on_state(self, message: String) -> None:
+        was_healthy = self.stream.healthy()
+        record = self.stream.accept(message.data)
+        changed = self.stream.healthy() != was_healthy
+        if record is not None and self.core is not None:
+            try:
+                verdicts = self.core.feed(record, self.get_clock().now().nanoseconds)
+            except Exception as error:  # the core must not take the node down
+                self.core_errors += 1
+                self.get_logger().error(f"monitor core failed on seq {record['seq']}: {error!r}")
+                verdicts = []
+            for verdict in verdicts:
+                old = self.verdicts.get(verdict.property)
+                changed |= old is None or old.value != verdict.value
+                self.verdicts[verdict.property] = verdict
+        if changed:
+            self.publish()
+
+    def statuses(self) -> list[Status]:
+        """Everything the node reports now."""
+        values = self.stream.as_values()
+        if self.core is not None:
+            values.update({f"core.{key}": str(n) for key, n in self.core.counters().items()})
+            values["core_errors"] = str(self.core_errors)
+        healthy = self.stream.healthy() and not self.core_errors
+        if self.core is None:
+            level, text = Level.WARN, "monitor core not installed: stream statistics only"
+        else:
+            level = Level.OK if healthy else Level.WARN
+            text = "stream healthy" if healthy else "stream has malformed or missing records"
+        entries = [Status(level, f"{NODE_NAME}: stream", text, self.hardware_id, values)]
+        entries += [verdict_status(v, self.hardware_id, "launch ") for v in self.launch]
+        entries += [verdict_status(v, self.hardware_id) for v in self.verdicts.values()]
+        return entries
+
+    def publish(self) -> None:
+        stamp = self.get_clock().now().to_msg()
+        self.publisher.publish(diagnostics.to_array(self.statuses(), stamp))
+
+
+def main(args: list[str] | None = None) -> int:
+    return run(lambda context: MonitorNode(context), NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

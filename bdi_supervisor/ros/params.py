@@ -1,0 +1,45 @@
+"""Typed, validated node parameters (rclpy).
+
+Each parameter is declared with a default (which fixes its type: a ``-p name:=value`` of another
+type is refused by rclpy at declaration) and a description; validators raise
+:class:`~bdi_supervisor.ros.node_main.ParameterError` naming the parameter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+
+from bdi_supervisor.ros.node_main import ParameterError
+
+
+def declare(node: Node, name: str, default, description: str):
+    """Declare ``name`` (read-only after start-up) and return its value."""
+    descriptor = ParameterDescriptor(description=description, read_only=True)
+    return node.declare_parameter(name, default, descriptor).value
+
+
+def existing_file(name: str, value: str, *, required: bool = True) -> Path | None:
+    """``value`` as a path to an existing file (``None`` for an empty optional value)."""
+    if not value:
+        if required:
+            raise ParameterError(name, value, "the path of an existing file")
+        return None
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ParameterError(name, value, "the path of an existing file")
+    return path
+
+
+def one_of(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ParameterError(name, value, "one of " + ", ".join(allowed))
+    return value
+
+
+def positive(name: str, value: float) -> float:
+    if not value > 0:
+        raise ParameterError(name, value, "a number > 0")
+    return value

@@ -1,0 +1,238 @@
+"""``supervisor_node``: runs an audited supervisor (rclpy).
+
+Parameters:
+
+- ``mission`` (string, required): the mission file;
+- ``runner`` (``embedded`` | ``flexbe``, default embedded);
+- ``folder`` (string): a run folder (``reduced.json``, ``audit.json``) to run at once; empty: wait
+  for the synthesis node's hand-over on ``bdi_supervisor/supervisor`` (latched), which it only
+  publishes after an audit PASS;
+- ``sim``, ``force``, ``max_steps``: as ``bdi-supervisor run --sim/--force/--max-steps``
+  (empty/0: the mission's ``runner`` section);
+- ``ros_adapters`` (string): YAML file mapping capabilities to ROS 2 service/action adapters
+  (:mod:`bdi_supervisor.ros.adapters`), bound instead of the mission's adapters;
+- ``exit_when_done`` (bool, default false): end the process when the run ends, exit code 0 if
+  the mission goal was reached, else 1;
+- ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``.
+
+Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on a worker thread
+(the node keeps spinning for the ROS adapters) and publishes every BDI-state record on
+``bdi_supervisor/bdi_state``. FlexBE: publishes ``flexbe_msgs/BehaviorSelection`` on
+``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, which must be built
+and installed where onboard finds it) and follows ``flexbe/status``. Both publish the run's state
+on ``/diagnostics`` (``bdi_supervisor: run``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from pathlib import Path
+
+import yaml
+from diagnostic_msgs.msg import DiagnosticArray
+from std_msgs.msg import String
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, wire
+from bdi_supervisor.ros.launch_plan import RUNNERS
+from bdi_supervisor.ros.node_main import EXIT_BAD_INPUT, ParameterError, SuiteNode, run
+from bdi_supervisor.ros.status import Level, Status
+
+NODE_NAME = "bdi_supervisor"
+RUN_LEVELS = {"goal_reached": Level.OK, "running": Level.OK, "waiting": Level.OK}
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class SupervisorNode(SuiteNode):
+    """Waits for (or is given) an audited supervisor, runs it, publishes the BDI state."""
+
+    def __init__(self, context=None, parameter_overrides=None) -> None:
+        super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
+        from bdi_supervisor.mission import load_mission
+
+        mission_path = params.existing_file("mission", params.declare(
+            self, "mission", "", "mission file"))
+        self.runner = params.one_of("runner", params.declare(
+            self, "runner", "embedded", "embedded or flexbe"), RUNNERS)
+        folder = params.declare(self, "folder", "", "run folder to execute at once")
+        self.sim = params.declare(self, "sim", "", "simulator (default: the mission's)")
+        self.force = params.declare(self, "force", "", "forced outcomes, as --force")
+        self.max_steps = params.declare(self, "max_steps", 0, "activation limit (0: mission's)")
+        if self.max_steps < 0:
+            raise ParameterError("max_steps", self.max_steps, "an integer >= 0")
+        adapters_file = params.existing_file("ros_adapters", params.declare(
+            self, "ros_adapters", "", "YAML: capability -> ROS service/action"), required=False)
+        self.exit_when_done = params.declare(self, "exit_when_done", False,
+                                             "end the process when the run ends")
+        self.autonomy = params.declare(self, "autonomy_level", 3, "FlexBE autonomy level")
+        if self.autonomy not in flexbe_start.AUTONOMY_LEVELS:
+            raise ParameterError("autonomy_level", self.autonomy,
+                                 "one of " + ", ".join(map(str, flexbe_start.AUTONOMY_LEVELS)))
+        self.mission = load_mission(mission_path)
+        self.ros_adapters = self._adapters(adapters_file) if adapters_file else {}
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.state, self.detail = "waiting", "waiting for an audited supervisor"
+        self.result = None
+        self.bdi = self.create_publisher(String, topics.BDI_STATE, qos.STREAM)
+        self.diagnostics = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                                 qos.DIAGNOSTICS)
+        self.flexbe = self._flexbe_endpoints() if self.runner == "flexbe" else None
+        self.timer = self.create_timer(1.0, self.publish_status)
+        if folder:
+            self.start(Path(folder))
+        else:
+            self.handover = self.create_subscription(String, topics.HANDOVER, self._on_handover,
+                                                     qos.LATCHED)
+        self.publish_status()
+
+    # -- configuration ---------------------------------------------------------------------------
+    def _adapters(self, path: Path) -> dict:
+        from bdi_supervisor.ros.adapters import build_adapters
+
+        try:
+            config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise InputError("not valid YAML", file=str(path), found=str(error)) from None
+        config = (config or {}).get("adapters", config) if isinstance(config, dict) else config
+        unknown = sorted(set(config or {}) - set(self.mission.catalog.capabilities))
+        if unknown:
+            raise InputError("no such capability in the mission's catalog", file=str(path),
+                             key=f"adapters.{unknown[0]}", found=unknown[0],
+                             expected=", ".join(sorted(self.mission.catalog.capabilities)))
+        return build_adapters(self, config or {}, str(path))
+
+    def _flexbe_endpoints(self):
+        try:
+            from flexbe_msgs.msg import BehaviorSelection, BEStatus
+        except ImportError:
+            raise ParameterError("runner", "flexbe", "embedded, or FlexBE 4.x (flexbe_msgs) "
+                                 "installed in this ROS environment") from None
+        return {"selection": BehaviorSelection,
+                "start": self.create_publisher(BehaviorSelection, topics.FLEXBE_START, 10),
+                "status": self.create_subscription(BEStatus, topics.FLEXBE_STATUS,
+                                                   self._on_flexbe_status, 10)}
+
+    # -- hand-over ----------------------------------------------------------------------------
+    def _on_handover(self, message: String) -> None:
+        try:
+            body = wire.decode(message.data, wire.HANDOVER).body
+        except wire.WireError as error:
+            self.get_logger().error(f"ignoring a malformed hand-over: {error}")
+            return
+        if Path(body.get("mission", "")).resolve() != Path(self.mission.file).resolve():
+            self.get_logger().warning(f"ignoring the hand-over of another mission: "
+                                      f"{body.get('mission')}")
+            return
+        if self.thread is not None and self.thread.is_alive():
+            self.get_logger().warning("a run is in progress; ignoring the new hand-over")
+            return
+        folder = Path(body.get("folder", ""))
+        if body.get("audit") != "PASS":
+            self._refuse(f"hand-over without audit PASS ({body.get('audit')!r})")
+        elif not (folder / "reduced.json").is_file():
+            self._refuse(f"hand-over names no reduced.json in {folder}")
+        elif sha256(folder / "reduced.json") != body.get("reduced_sha256"):
+            self._refuse(f"{folder / 'reduced.json'} changed after its audit")
+        else:
+            self.start(folder)
+
+    def _refuse(self, why: str) -> None:
+        self.get_logger().error(f"not running: {why}")
+        self.state, self.detail = "refused", why
+        self.publish_status()
+
+    # -- running ------------------------------------------------------------------------------
+    def start(self, folder: Path) -> None:
+        """Run the supervisor saved in ``folder`` (its audit must have passed)."""
+        from bdi_supervisor.cli.run import load_folder
+
+        prepared = load_folder(folder, self.mission)
+        if prepared.audit not in (None, "PASS"):
+            self._refuse(f"audit {prepared.audit} in {folder}")
+            return
+        self.folder = folder
+        if self.runner == "flexbe":
+            self._start_flexbe(folder)
+            return
+        self.state, self.detail = "running", f"running {folder}"
+        self.thread = threading.Thread(target=self._run, args=(prepared,), daemon=True,
+                                       name="supervisor")
+        self.thread.start()
+        self.get_logger().info(f"running the supervisor of {self.mission.name} from {folder}")
+
+    def _run(self, prepared) -> None:
+        from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+        options = RunOptions(sim=self.sim or None, force=self.force or None,
+                             max_steps=self.max_steps or None)
+        code = 0
+        try:
+            self.result = run_supervisor(self.mission, prepared.machine, prepared.reduced,
+                                         options=options, callbacks=[self._publish_record],
+                                         stop=self.stop, adapters=self.ros_adapters)
+            self.state, self.detail = self.result.status, self.result.reason
+            code = 0 if self.result.goal_reached else 1
+        except InputError as error:
+            self.state, self.detail, code = "error", error.describe(), EXIT_BAD_INPUT
+            self.get_logger().error(f"cannot run: {error.describe()}")
+        self.get_logger().info(f"run ended: {self.state} ({self.detail})")
+        self.publish_status()
+        if self.exit_when_done:
+            self.finish(code)
+
+    def _publish_record(self, record: dict) -> None:
+        self.bdi.publish(String(data=wire.encode_record(record)))
+
+    def _start_flexbe(self, folder: Path) -> None:
+        package_path, module_file = flexbe_start.find_behavior(folder / "behavior")
+        chosen = flexbe_start.selection(package_path, module_file, self.autonomy)
+        message = self.flexbe["selection"](
+            behavior_key=chosen.behavior_key, behavior_id=chosen.behavior_id,
+            autonomy_level=chosen.autonomy_level, arg_keys=list(chosen.arg_keys),
+            arg_values=list(chosen.arg_values))
+        self.flexbe["start"].publish(message)
+        self.state, self.detail = "running", f"started {package_path} in FlexBE onboard"
+        self.get_logger().info(self.detail)
+
+    def _on_flexbe_status(self, message) -> None:
+        if message.code == flexbe_start.FINISHED:
+            outcome = message.args[0] if message.args else ""
+            self.state, self.detail = ("goal_reached" if outcome != "failed" else "failed",
+                                       f"FlexBE behavior finished: {outcome}")
+        elif message.code in (flexbe_start.FAILED, flexbe_start.ERROR):
+            self.state, self.detail = "failed", f"FlexBE status {message.code}"
+        else:
+            return
+        self.publish_status()
+        if self.exit_when_done:
+            self.finish(0 if self.state == "goal_reached" else 1)
+
+    # -- status -------------------------------------------------------------------------------
+    def publish_status(self) -> None:
+        values = {"runner": self.runner, "state": self.state, "mission": self.mission.name}
+        if self.result is not None:
+            values.update({"run_id": self.result.run_id, "steps": str(len(self.result.steps)),
+                           "sm_outcome": str(self.result.sm_outcome)})
+        status = Status(RUN_LEVELS.get(self.state, Level.ERROR), f"{NODE_NAME}: run",
+                        self.detail, self.mission.name, values)
+        self.diagnostics.publish(diagnostics.to_array([status], self.get_clock().now().to_msg()))
+
+    def destroy_node(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run(lambda context: SupervisorNode(context), NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""``synthesis_node``: runs the pipeline at start-up and hands over only audited supervisors.
+
+Parameters:
+
+- ``mission`` (string, required): the mission file (catalog, request, synthesis options);
+- ``output_dir`` (string): where each attempt's run folder goes (``<output_dir>/attempt_<n>``);
+  empty: a fresh temporary folder.
+
+At start-up (and on each ``bdi_supervisor/resynthesize`` call, std_srvs/Trigger) it runs
+spec → well-separation → synthesis → audit → reduce → audit → realize into a run folder, then
+publishes:
+
+- ``bdi_supervisor/synthesis_record`` (std_msgs/String, latched): wire envelope
+  ``bdi_supervisor/synthesis_record`` v1 whose body is the pipeline's summary record plus
+  ``attempt``, ``folder`` and ``handed_over``;
+- ``/diagnostics``: ``bdi_synthesis: pipeline`` (OK on audit PASS, ERROR otherwise, with the
+  defects' one-line descriptions as values);
+- ``bdi_supervisor/supervisor`` (std_msgs/String, latched), **only on audit PASS**: the hand-over
+  ``bdi_supervisor/supervisor_handover`` v1 ``{mission, folder, audit, reduced_sha256,
+  attempt}`` the supervisor node waits for. A failed or incomplete audit hands nothing over.
+
+A mission that cannot be read is a bad parameter (exit 2); a pipeline that finds the mission
+unrealizable or its strategy defective is a result, published as above, and the node stays up to
+serve re-synthesis.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from diagnostic_msgs.msg import DiagnosticArray
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.ros import diagnostics, params, qos, topics, wire
+from bdi_supervisor.ros.node_main import SuiteNode, run
+from bdi_supervisor.ros.status import Level, Status
+from bdi_supervisor.ros.supervisor_node import sha256
+
+NODE_NAME = "bdi_synthesis"
+
+
+def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
+    """Run the mission's pipeline into the run folder ``folder``; return its summary record.
+
+    Keys read by this node: ``audit`` (``PASS`` only when the supervisor may be deployed: raw
+    and reduced audits passed; else ``FAIL`` / ``INCOMPLETE``, or ``None`` when nothing was
+    synthesized), ``status`` and ``defects`` (one line each). Uses ``bdi_supervisor.pipeline``
+    where installed, else chains the stages' own functions (spec → synthesis → audit stages →
+    realize) exactly as ``bdi-supervisor run`` does.
+    """
+    try:
+        from bdi_supervisor.pipeline import run_mission
+    except ModuleNotFoundError as error:
+        if error.name != "bdi_supervisor.pipeline":
+            raise
+    else:
+        return run_mission(mission_file, folder)
+    from bdi_supervisor.audit.stage import audit_mission
+    from bdi_supervisor.cli.realize import behavior_name, sm_outcomes
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.realize.stage import realize
+    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.synthesis import strategy as strategy_io
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    mission = load_mission(mission_file)
+    spec = generate_spec(mission)
+    result = synthesize(spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {"status": result.status, "synthesis": result.to_dict(),
+                              "audit": None, "defects": []}
+    if result.strategy is None:
+        return record
+    strategy_io.save(result.strategy, folder / "strategy.json")
+    stages = audit_mission(result.strategy, mission, spec, out_dir=folder)
+    audits = [a for a in (stages.raw_audit, stages.reduced_audit) if a is not None]
+    record["audit_stages"] = stages.summary()
+    record["defects"] = [f"{d.kind}: {d.message}" for a in audits for d in a.defects]
+    failed = [a.verdict for a in audits if a.verdict != "PASS"]
+    record["audit"] = "PASS" if stages.deployable else (failed[0] if failed else "FAIL")
+    if stages.deployable:
+        try:
+            realized = realize(stages.reduced, mission.catalog,
+                               behavior=behavior_name(mission.name),
+                               out_dir=folder / "behavior", sm_outcomes=sm_outcomes(mission),
+                               source=str(folder / "reduced.json"))
+            record["behavior"] = realized.record()
+        except InputError as error:  # the embedded runner does not need a FlexBE behavior
+            record["behavior"] = None
+            record["realize_error"] = error.describe()
+    return record
+
+
+def pipeline_status(record: dict[str, Any], hardware_id: str) -> Status:
+    """``bdi_synthesis: pipeline`` from a summary record."""
+    audit = record.get("audit")
+    defects = [str(d) for d in record.get("defects") or []]
+    values = {"audit": str(audit), "status": str(record.get("status")),
+              "attempt": str(record.get("attempt")), "folder": str(record.get("folder")),
+              "handed_over": str(record.get("handed_over")).lower(),
+              "seconds": f"{record.get('seconds', 0):.3f}", "defects": str(len(defects))}
+    values.update({f"defect.{i}": text for i, text in enumerate(defects)})
+    if record.get("error"):
+        values["error"] = str(record["error"])
+    if audit == "PASS":
+        return Status(Level.OK, f"{NODE_NAME}: pipeline", "audit PASS; supervisor handed over",
+                      hardware_id, values)
+    why = record.get("error") or (f"audit {audit}" if audit else str(record.get("status")))
+    return Status(Level.ERROR, f"{NODE_NAME}: pipeline", f"{why}; no supervisor handed over",
+                  hardware_id, values)
+
+
+class SynthesisNode(SuiteNode):
+    """Synthesizes the mission's supervisor; publishes records; hands over audited ones."""
+
+    def __init__(self, context=None, parameter_overrides=None) -> None:
+        super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
+        from bdi_supervisor.mission import load_mission
+
+        self.mission_file = params.existing_file("mission", params.declare(
+            self, "mission", "", "mission file"))
+        output = params.declare(self, "output_dir", "", "folder for the run folders")
+        self.mission = load_mission(self.mission_file)  # bad mission: exit 2 before any work
+        self.output_dir = Path(output) if output else Path(
+            tempfile.mkdtemp(prefix=f"bdi_{self.mission.name}_"))
+        self.attempt = 0
+        self.record: dict[str, Any] | None = None
+        self.records = self.create_publisher(String, topics.SYNTHESIS_RECORD, qos.LATCHED)
+        self.handover = self.create_publisher(String, topics.HANDOVER, qos.LATCHED)
+        self.diagnostics = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                                 qos.DIAGNOSTICS)
+        self.service = self.create_service(Trigger, topics.RESYNTHESIZE, self._on_resynthesize)
+        self.timer = self.create_timer(1.0, self.publish_status)
+        self.synthesize()
+
+    def synthesize(self) -> dict[str, Any]:
+        """One pipeline attempt: run, publish the record, hand over on PASS."""
+        self.attempt += 1
+        folder = self.output_dir / f"attempt_{self.attempt}"
+        started = time.monotonic()
+        self.get_logger().info(f"synthesizing {self.mission.name} into {folder}")
+        try:
+            record = dict(run_pipeline(self.mission_file, folder))
+        except InputError as error:
+            record = {"audit": None, "status": "ERROR", "error": error.describe()}
+        record.update(mission=self.mission.name, mission_file=str(self.mission_file),
+                      attempt=self.attempt, folder=str(folder),
+                      seconds=time.monotonic() - started, handed_over=False)
+        if record.get("audit") == "PASS":
+            reduced = folder / "reduced.json"
+            body = {"mission": str(self.mission_file), "folder": str(folder), "audit": "PASS",
+                    "reduced_sha256": sha256(reduced), "attempt": self.attempt}
+            stamp = self.get_clock().now().nanoseconds
+            self.handover.publish(String(data=wire.encode(wire.HANDOVER, body,
+                                                          self.attempt - 1, stamp)))
+            record["handed_over"] = True
+        self.record = record
+        stamp = self.get_clock().now().nanoseconds
+        self.records.publish(String(data=wire.encode(wire.SYNTHESIS_RECORD, record,
+                                                     self.attempt - 1, stamp)))
+        self.publish_status()
+        log = self.get_logger().info if record["handed_over"] else self.get_logger().error
+        log(pipeline_status(record, self.mission.name).message)
+        return record
+
+    def _on_resynthesize(self, request, response):
+        record = self.synthesize()
+        response.success = bool(record["handed_over"])
+        response.message = pipeline_status(record, self.mission.name).message
+        return response
+
+    def publish_status(self) -> None:
+        if self.record is None:
+            return
+        status = pipeline_status(self.record, self.mission.name)
+        self.diagnostics.publish(diagnostics.to_array([status], self.get_clock().now().to_msg()))
+
+
+def main(args: list[str] | None = None) -> int:
+    return run(lambda context: SynthesisNode(context), NODE_NAME, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Shared fixtures of the monitor tests: missions with their supervisors and built monitors.
+
+The supervisor comes from the real pipeline (synthesize → audit → reduce → machine) when the
+synthesis stage is installed, else from the saved run folder ``test/data/supervisors/<name>``
+(written by that pipeline), so the monitor tests run either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bdi_supervisor.cli.run import load_folder, synthesize_mission
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.mission import load_mission
+
+ROOT = Path(__file__).resolve().parents[1]
+MISSIONS = ROOT / "config" / "missions"
+SAVED = Path(__file__).resolve().parent / "data" / "supervisors"
+_PREPARED: dict[str, tuple] = {}
+_MONITORS: dict[str, object] = {}
+
+
+def folder(name: str) -> Path:
+    return SAVED / name
+
+
+def prepared(name: str):
+    """(mission, Prepared) for a shipped mission, built once per session."""
+    if name not in _PREPARED:
+        mission = load_mission(MISSIONS / f"{name}.yaml")
+        try:
+            prep = synthesize_mission(mission)
+        except InputError as error:
+            if "not available" not in str(error):
+                raise
+            prep = load_folder(folder(name.replace("_faults", "")), mission)
+        _PREPARED[name] = (mission, prep)
+    return _PREPARED[name]
+
+
+def fresh_monitor(name: str):
+    """A new monitor (own position and counters) sharing the cached launch checks."""
+    from bdi_monitor.monitor import Monitor, monitor_for_mission
+
+    if name not in _MONITORS:
+        mission, prep = prepared(name)
+        _MONITORS[name] = monitor_for_mission(mission, prep)
+    base = _MONITORS[name]
+    return Monitor(base.model, base.checker, base.launch, base.tables)

@@ -1,0 +1,119 @@
+"""The launch node list (plain function) and static checks of ``launch/mission.launch.py``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.ros import launch_plan
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH_FILE = ROOT / "launch" / "mission.launch.py"
+
+
+@pytest.fixture
+def missions(tmp_path):
+    folder = tmp_path / "missions"
+    folder.mkdir()
+    (folder / "plain.yaml").write_text("name: plain\n")
+    (folder / "watched.yaml").write_text("name: watched\nproperties:\n  p: AG x\n")
+    return folder
+
+
+def test_plan_embedded_with_and_without_monitor(missions, tmp_path):
+    (tmp_path / "supervisor_node.yaml").write_text("/**:\n  ros__parameters: {}\n")
+    plan = launch_plan.plan(missions / "watched.yaml", "embedded", True, tmp_path, "/out")
+    assert [n.executable for n in plan.nodes] == list(launch_plan.EXECUTABLES)
+    assert plan.includes == ()
+    synthesis, supervisor, monitor = plan.nodes
+    assert synthesis.parameters == {"mission": str(missions / "watched.yaml"),
+                                    "use_sim_time": True, "output_dir": "/out"}
+    assert supervisor.parameters["runner"] == "embedded"
+    assert supervisor.parameter_files == (str(tmp_path / "supervisor_node.yaml"),)
+    assert synthesis.parameter_files == () and monitor.name == "bdi_monitor"
+    plain = launch_plan.plan(missions / "plain.yaml")
+    assert [n.executable for n in plain.nodes] == ["synthesis_node", "supervisor_node"]
+
+
+def test_plan_flexbe_includes_onboard(missions):
+    plan = launch_plan.plan(missions / "plain.yaml", "flexbe", use_sim_time=True)
+    (include,) = plan.includes
+    assert (include.package, include.file) == ("flexbe_onboard", "behavior_onboard.launch.py")
+    assert include.arguments == {"use_sim_time": "true"}
+    assert plan.nodes[1].parameters["runner"] == "flexbe"
+
+
+def test_bad_launch_arguments_are_input_errors(missions, tmp_path):
+    with pytest.raises(InputError, match="unknown runner"):
+        launch_plan.plan(missions / "plain.yaml", "smach")
+    with pytest.raises(InputError, match="plain, watched"):
+        launch_plan.resolve_mission("nope", [missions])
+    with pytest.raises(InputError, match="no mission"):
+        launch_plan.resolve_mission("", [missions])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("a: [1,\n")
+    with pytest.raises(InputError, match="not valid YAML") as caught:
+        launch_plan.plan(bad)
+    assert caught.value.line is not None
+    with pytest.raises(InputError, match="true or false"):
+        launch_plan.parse_bool("use_sim_time", "yes please")
+
+
+def test_missions_resolve_by_name_or_path(missions):
+    assert launch_plan.resolve_mission("watched", [missions]) == missions / "watched.yaml"
+    assert launch_plan.resolve_mission(str(missions / "plain.yaml"), []) == missions / "plain.yaml"
+    assert launch_plan.parse_bool("x", "True") and not launch_plan.parse_bool("x", "0")
+
+
+# --- static checks of the launch file (launch/launch_ros are not installable here) ----------
+
+ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.launch_description_sources",
+                   "launch.substitutions", "launch_ros.actions", "ament_index_python.packages",
+                   "pathlib", "bdi_supervisor.ros"}
+NODE_KEYWORDS = {"package", "executable", "name", "namespace", "parameters", "remappings",
+                 "arguments", "ros_arguments", "output", "exec_name"}
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return ast.parse(LAUNCH_FILE.read_text(), filename=str(LAUNCH_FILE))
+
+
+def test_launch_file_imports_only_launch_names(tree):
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert modules <= ALLOWED_IMPORTS, modules - ALLOWED_IMPORTS
+
+
+def test_launch_file_declares_the_arguments(tree):
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert "generate_launch_description" in functions
+    declared = {call.args[0].value for call in ast.walk(tree) if isinstance(call, ast.Call)
+                and getattr(call.func, "id", None) == "DeclareLaunchArgument"}
+    assert {"mission", "runner", "use_sim_time"} <= declared
+    used = {call.args[0].value for call in ast.walk(tree) if isinstance(call, ast.Call)
+            and getattr(call.func, "id", None) == "LaunchConfiguration"}
+    assert used <= declared
+
+
+def test_launch_file_uses_only_existing_plan_names_and_node_keywords(tree):
+    attributes = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                  and getattr(node.value, "id", None) == "launch_plan"}
+    assert attributes and all(hasattr(launch_plan, name) for name in attributes)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Node":
+            assert {k.arg for k in call.keywords} <= NODE_KEYWORDS
+    spec_fields = set(launch_plan.NodeSpec.__dataclass_fields__)
+    read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and getattr(node.value, "id", None) == "node"}
+    assert read <= spec_fields
+
+
+def test_node_parameter_files_are_wildcard_ros_parameters():
+    for executable in launch_plan.EXECUTABLES:
+        data = yaml.safe_load((ROOT / "config" / f"{executable}.yaml").read_text())
+        assert list(data) == ["/**"] and isinstance(data["/**"]["ros__parameters"], dict)

@@ -1,0 +1,74 @@
+"""Synthesis and supervisor nodes: parameters, bad parameters → exit 2, endpoints and QoS
+(real rclpy; the pipeline runs are in test_ros_mission.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros
+rclpy = pytest.importorskip(
+    "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
+
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.qos import DurabilityPolicy  # noqa: E402
+
+from bdi_supervisor.errors import InputError  # noqa: E402
+from bdi_supervisor.ros import supervisor_node, synthesis_node, topics  # noqa: E402
+from bdi_supervisor.ros.node_main import ParameterError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+COFFEE = ROOT / "config" / "missions" / "coffee_extended.yaml"
+
+
+def _params(**values):
+    return [Parameter(k, value=v) for k, v in values.items()]
+
+
+@pytest.mark.parametrize("values, error, match", [
+    ({}, ParameterError, "parameter 'mission'"),
+    ({"mission": str(COFFEE), "runner": "smach"}, ParameterError, "parameter 'runner'"),
+    ({"mission": str(COFFEE), "max_steps": -1}, ParameterError, "parameter 'max_steps'"),
+    ({"mission": str(COFFEE), "autonomy_level": 7}, ParameterError, "autonomy_level"),
+    ({"mission": str(COFFEE), "ros_adapters": "/no/such.yaml"}, ParameterError, "ros_adapters"),
+    ({"mission": str(COFFEE), "runner": "flexbe"}, ParameterError, "flexbe_msgs"),
+])
+def test_supervisor_bad_parameters(rclpy_context, values, error, match):
+    with pytest.raises(error, match=match):
+        supervisor_node.SupervisorNode(rclpy_context, _params(**values))
+
+
+def test_supervisor_rejects_adapters_for_unknown_capabilities(rclpy_context, tmp_path):
+    config = tmp_path / "adapters.yaml"
+    config.write_text("adapters:\n  fly: {kind: service, name: /fly, type: std_srvs/srv/Trigger}\n")
+    with pytest.raises(InputError, match="no such capability") as caught:
+        supervisor_node.SupervisorNode(rclpy_context, _params(
+            mission=str(COFFEE), ros_adapters=str(config)))
+    assert caught.value.key == "adapters.fly"
+
+
+def test_supervisor_bad_mission_file_is_an_input_error(rclpy_context, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ncatalog: nowhere.yaml\n")
+    with pytest.raises(InputError):
+        supervisor_node.SupervisorNode(rclpy_context, _params(mission=str(bad)))
+
+
+def test_supervisor_waits_for_a_latched_handover(rclpy_context):
+    node = supervisor_node.SupervisorNode(rclpy_context, _params(mission=str(COFFEE)))
+    try:
+        (sub,) = node.get_subscriptions_info_by_topic("/" + topics.HANDOVER)
+        assert sub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+        (pub,) = node.get_publishers_info_by_topic("/" + topics.BDI_STATE)
+        assert pub.topic_type == "std_msgs/msg/String"
+        assert node.state == "waiting" and node.thread is None
+    finally:
+        node.destroy_node()
+
+
+@pytest.mark.parametrize("main", [supervisor_node.main, synthesis_node.main])
+def test_mains_exit_2_on_bad_parameters(ros_env, capsys, main):
+    assert main(["x", "--ros-args", "-p", "mission:=/no/such.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'mission'" in err and "Traceback" not in err
