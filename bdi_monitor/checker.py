@@ -31,7 +31,7 @@ from bdi_monitor.logic.ast import (
     Temporal,
     Until,
 )
-from bdi_monitor.product import ProductNode
+from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import Structure
 from bdi_monitor.symbolic import SymbolicModel
 
@@ -65,9 +65,16 @@ class Checker:
         sat = self.sat(formula)
         return [self.model.contains(n, sat) for n in nodes]
 
+    def worlds_where(self, formula: Formula, node: ProductNode) -> set[int]:
+        """The worlds j for which (j, node's states, node's automata) satisfies ``formula``:
+        with an unknown actual world, compare with the candidate worlds for a 3-valued verdict.
+        """
+        sat = self.sat(formula)
+        return {j for j in range(len(self.structure.worlds))
+                if self.model.contains(ProductNode(j, node.states, node.automata), sat)}
+
     @property
     def initial_node(self) -> ProductNode:
-        from bdi_monitor.product import initial_node
         return initial_node(self.structure)
 
     def count(self, formula: Formula | None = None) -> int:

@@ -205,3 +205,22 @@ def test_replay_reports_every_change():
     changes = replay(monitor, [json.dumps(r) for r in records] + ["", "{bad"])
     assert [c.property for c in changes if c.seq == 2][:1] == ["door_believed_unlocked"]
     assert monitor.counters()["malformed.not_json"] == 1
+
+
+def test_quadcopter_pose_dropout_flips_the_pose_belief_at_the_failed_segment():
+    """The PiHawk mission on the kinematic gate course with a mocap dropout on segment 3."""
+    mission, prep = prepared("quadcopter_pihawk_dropout")
+    records = []
+    result = run_supervisor(mission, prep.machine, prep.reduced, callbacks=[records.append])
+    assert result.sm_outcome == "aborted"
+    monitor = fresh_monitor("quadcopter_pihawk_dropout")
+    launch = {v.property: v for v in monitor.launch_verdicts()}
+    assert launch["believes_pose_healthy"].value == "true"
+    assert launch["pose_belief_justified"].value == "false"  # the actual world drops out
+    assert "counterexample" in launch["pose_belief_justified"].evidence
+    trace = verdict_trace(monitor, records, "believes_pose_healthy")
+    at = flip_index(records, "execute_3", "failure")
+    assert set(trace[:at]) == {"true"} and set(trace[at:]) == {"false"}
+    assert monitor.state()["consistent_worlds"] == ["pose_tracking.dropping"]
+    assert monitor.value("pose_belief_justified") == "true"  # no belief left to be wrong about
+    assert monitor.counters().get("out_of_model", 0) == 0
