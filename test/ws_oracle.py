@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from bdi_supervisor.spec.formula import evaluate
+from bdi_supervisor.spec.formula import evaluate, variables
 from bdi_supervisor.spec.gr1 import GR1Spec
 
 SECTIONS = ("env_init", "env_safety", "env_liveness")
@@ -48,9 +48,21 @@ class Explicit:
         self.clauses = clauses
         self.xs = valuations(self.spec.inputs)
         self.ys = valuations(self.spec.outputs)
-        self.states = [(i, j) for i in range(len(self.xs)) for j in range(len(self.ys))]
         self.live = clauses["env_liveness"] or [None]
         self._ok: dict = {}
+        outputs = {v.name for v in self.spec.outputs}
+        self.reads_next_outputs = any(var.primed and var.name in outputs
+                                      for f in clauses["env_safety"] for var in variables(f))
+
+    @property
+    def states(self) -> list[tuple[int, int]]:
+        return [(i, j) for i in range(len(self.xs)) for j in range(len(self.ys))]
+
+    def legal(self, s, x: int) -> bool:
+        """Some next output makes next input ``x`` env-safe from ``s``."""
+        if not self.reads_next_outputs:
+            return self.ok(s, (x, 0))
+        return any(self.ok(s, (x, y)) for y in range(len(self.ys)))
 
     def state(self, s: tuple[int, int]) -> dict:
         return {**self.xs[s[0]], **self.ys[s[1]]}
@@ -174,8 +186,7 @@ def replay(spec: GR1Spec, witness) -> None:
     edges: dict[int, list[int]] = {k: [] for k in nodes}
     for node in witness.strategy:
         s = game.index(node.state)
-        legal = [x for x in range(len(game.xs))
-                 if any(game.ok(s, (x, y)) for y in range(len(game.ys)))]
+        legal = [x for x in range(len(game.xs)) if game.legal(s, x)]
         assert node.stuck == (not legal), f"stuck flag wrong at {node.state}"
         answered = {}
         for move in node.moves:
