@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from ws_oracle import Explicit, classify, not_separated, replay
 
 from bdi_supervisor.separation import SeparationOptions, well_separation
 from bdi_supervisor.separation.record import STATUSES
 from bdi_supervisor.spec.io import load_spec
-from ws_oracle import Explicit, classify, not_separated, replay
 
 FIXTURES = Path("/work/shared/reference/well_separation")
 ALL = sorted(p.name for p in FIXTURES.glob("*.slugsin"))

@@ -177,7 +177,7 @@ def replay(spec: GR1Spec, witness) -> None:
     path = [game.index(s) for s in witness.path]
     assert path, "empty path"
     assert game.initial(path[0]), f"path starts outside env_init: {witness.path[0]}"
-    for s, t in zip(path, path[1:]):
+    for s, t in itertools.pairwise(path):
         assert game.ok(s, t), f"path step violates env safety: {game.state(s)} -> {game.state(t)}"
     assert path[-1] == game.index(witness.state), "path does not end at the witness state"
     assert not witness.truncated, "strategy graph truncated"

@@ -37,12 +37,11 @@ def split(game: SymbolicGame, state: dict) -> tuple[dict, dict]:
 
 def path_to(game: SymbolicGame, layers: list[Function], target: Function) -> list[dict]:
     """States from an initial state to one state of ``target`` (first layer that meets it)."""
-    for depth, layer in enumerate(layers):
-        hit = layer & target
-        if hit != game.false:
-            break
-    else:
+    hits = [layer & target for layer in layers]
+    depth = next((k for k, hit in enumerate(hits) if hit != game.false), None)
+    if depth is None:
         return []
+    hit = hits[depth]
     state = pick_state(game, hit)
     path = [state]
     for layer in reversed(layers[:depth]):
