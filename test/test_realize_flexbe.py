@@ -214,3 +214,23 @@ def test_userdata_defaults_and_remapping_emitted():
     read = read_behavior(source)
     assert read.userdata == {"button_time": None}
     assert read.state("0_bd").remapping == {"press": "button_time"}
+
+
+def test_package_installs_the_layout_flexbe_needs(tmp_path):
+    """Built as a wheel, the package puts files where BehaviorLibrary looks for them."""
+    import subprocess
+    import sys
+    import zipfile
+
+    result = realize(*CASES["vending"][:2], behavior="Vending", out_dir=tmp_path / "behavior")
+    pkg = result.package.names.package
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(tmp_path / "dist"), str(result.path)],
+                   check=True, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    data = f"{pkg}-0.1.0.data/data"
+    assert f"{pkg}/vending_sm.py" in names
+    assert f"{data}/lib/{pkg}/manifest/vending.xml" in names
+    assert f"{data}/share/{pkg}/package.xml" in names
+    assert f"{data}/share/ament_index/resource_index/packages/{pkg}" in names
