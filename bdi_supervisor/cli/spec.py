@@ -56,11 +56,20 @@ def check_separation(spec, args: argparse.Namespace, options=None) -> int:
     """Run the analysis for ``--check-separation``, print the summary or record; exit code."""
     import dataclasses
 
+    from rich.console import Console
+
     from bdi_supervisor.separation import SeparationOptions, well_separation
     from bdi_supervisor.separation.report import summary
 
-    options = dataclasses.replace(options or SeparationOptions(), core=args.core)
-    record = well_separation(spec, options)
+    base = options or SeparationOptions()
+    options = dataclasses.replace(base, core=args.core or base.core)
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with console.status("well-separation") as status:
+            record = well_separation(spec, options,
+                                     progress=lambda phase: status.update(f"well-separation: {phase}"))
+    else:
+        record = well_separation(spec, options)
     sys.stdout.write(record.to_json() if args.json else summary(record))
     return 0 if record.well_separated else 1
 
