@@ -40,16 +40,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def add_separation_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--check-separation [--core] [--json]`` (shared with ``solve``)."""
+def add_separation_arguments(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
+    """``--check-separation [--core] [--json]`` (shared with ``solve``, which has its own --json)."""
     group = parser.add_argument_group("well-separation")
     group.add_argument("--check-separation", action="store_true",
                        help="diagnose well-separation of the env assumptions (Maoz & Ringert); "
                             "exit 1 if not well-separated or incomplete")
     group.add_argument("--core", action="store_true",
                        help="with --check-separation: compute a 1-minimal core of assumptions")
-    group.add_argument("--json", action="store_true",
-                       help="with --check-separation: print the well_separation.json record")
+    if json_flag:
+        group.add_argument("--json", action="store_true",
+                           help="with --check-separation: print the well_separation.json record")
 
 
 def check_separation(spec, args: argparse.Namespace, options=None) -> int:

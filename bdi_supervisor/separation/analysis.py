@@ -113,7 +113,7 @@ def well_separation(spec: GR1Spec, options: SeparationOptions | None = None,
     except BudgetExceeded as error:
         incomplete = error.what
     core: list[AssumptionRef] = []
-    core_complete = False
+    core_complete = options.core and incomplete is None and not st.cases  # nothing to minimize
     if options.core and st.cases and incomplete is None:
         with st.phase("core_minimization"):
             core, core_complete = _core(st, assumptions)

@@ -48,7 +48,7 @@ def summary(record: SeparationRecord) -> str:
         lines.extend(_witness_lines(record.witness))
     elif record.cases:
         lines.append(f"  no witness: {record.witness_unavailable_reason}")
-    if record.core_enabled:
+    if record.core_enabled and record.cases:
         state = "1-minimal" if record.core_complete else "not minimal (budget)"
         lines.append(f"  core ({state}): {_refs(record.core_assumptions)}")
     lines.append(f"  time: {record.timing['total']:.3f} s; reachable-states BDD "
