@@ -93,13 +93,16 @@ class Checker:
         return self.reach & ~self.model.pre(self.reach & ~u)
 
     def eu(self, a: cudd.Function, b: cudd.Function) -> cudd.Function:
+        """μZ. b ∨ (a ∧ EX Z), chaining the directions (same least fixpoint: every step adds
+        only nodes of it, and the result is closed under a ∧ pre along every direction)."""
         z = b
         while True:
             self.iterations += 1
-            new = z | (a & self.model.pre(z))
-            if new == z:
+            old = z
+            for d in range(self.structure.k):
+                z = z | (a & self.model.pre_along(d, z))
+            if z == old:
                 return z
-            z = new
 
     def eu_rings(self, a: cudd.Function, b: cudd.Function) -> list[cudd.Function]:
         """The onion rings Z₀ = b ⊆ Z₁ ⊆ … of E[a U b] (for shortest witnesses)."""
