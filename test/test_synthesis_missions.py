@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,8 @@ def test_mission_configurations_agree_with_omega(path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("BDI_SLOW_TESTS"),
+                    reason="omega needs ~2 min on the 114-variable quadcopter spec; BDI_SLOW_TESTS=1")
 @pytest.mark.parametrize("path", [m for m in MISSIONS if "quadcopter" in m.name][:1],
                          ids=lambda p: p.stem)
 def test_quadcopter_mission_agrees_with_omega(path):
