@@ -81,6 +81,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="one configuration per mission")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--exclude", action="append", default=[], metavar="TEXT",
+                        help="skip specs whose name contains TEXT (repeatable)")
     args = parser.parse_args()
     solvers = {"ours": ours, "omega": omega}
     if shutil.which("slugs"):
@@ -88,6 +90,8 @@ def main() -> int:
     rows = []
     console = Console(stderr=True)
     for name, spec in specs(args.quick):
+        if any(text in name for text in args.exclude):
+            continue
         times = {s: [] for s in solvers}
         verdicts = {}
         for _ in range(args.repeat):
