@@ -177,25 +177,25 @@ def test_out_of_model_outcomes_and_states():
 
 def test_message_storm_keeps_memory_bounded():
     _, records = forced_run("logistics_p0", "pick=failure,goto_item=failure")
-    lines = [json.dumps(r) for r in records]
     monitor = fresh_monitor("logistics_p0")
 
-    def storm(rounds):
-        for n in range(rounds):
-            for line in lines:
-                monitor.feed(json.loads(line.replace('"run_id": "', f'"run_id": "{n}-', 1)))
-            monitor.feed(None)
-            monitor.feed({"schema": "junk"})
+    def storm(rounds, offset):
+        for n in range(offset, offset + rounds):
+            run_id = f"storm-{n}"
+            for record in records:
+                monitor.feed({**record, "run_id": run_id})
+                monitor.feed(None)  # malformed, interleaved
 
-    storm(20)
+    storm(20, 0)
     tracemalloc.start()
     first, _ = tracemalloc.get_traced_memory()
-    storm(300)
-    second, peak = tracemalloc.get_traced_memory()
+    storm(300, 20)
+    second, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert monitor.counters()["runs"] == 320
-    assert monitor.counters()["accepted"] == 320 * len(records)
-    assert second - first < 256 * 1024, (first, second, peak)
+    fed = 320 * len(records)
+    assert monitor.counters()["accepted"] == fed and monitor.counters()["runs"] == 320
+    assert monitor.counters()["received"] == 2 * fed and monitor.counters()["malformed"] == fed
+    assert second - first < 64 * 1024, (first, second)
     assert len(monitor.changes) <= monitor.changes.maxlen
 
 
