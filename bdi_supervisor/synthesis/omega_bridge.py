@@ -155,11 +155,17 @@ def omega_realizable(spec: GR1Spec) -> bool:
     import contextlib
     import io
     import logging
+    import sys
 
     from omega.games import gr1
 
     logging.getLogger("omega").setLevel(logging.ERROR)
-    aut = build_automaton(spec)
-    z, _, _ = gr1.solve_streett_game(aut)
-    with contextlib.redirect_stdout(io.StringIO()):  # omega prints why init fails
-        return bool(gr1.is_realizable(z, aut))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 50000))  # omega's parser recurses per operator
+    try:
+        aut = build_automaton(spec)
+        z, _, _ = gr1.solve_streett_game(aut)
+        with contextlib.redirect_stdout(io.StringIO()):  # omega prints why init fails
+            return bool(gr1.is_realizable(z, aut))
+    finally:
+        sys.setrecursionlimit(limit)

@@ -459,7 +459,7 @@ def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
     """Declare the bits of ``spec`` in a (fresh) CUDD manager and encode all its sections."""
     if bdd is None:
         bdd = cudd.BDD()
-    bdd.configure(reordering=False)
+    bdd.configure(reordering=reordering)
     variables = ordered_variables(spec, order, seed)
     bits: dict[str, list[str]] = {}
     for var in variables:
@@ -490,6 +490,4 @@ def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
     game.env_live = [game.encode(c.formula, c) for c in spec.env_liveness] or [game.true]
     game.sys_live = [game.encode(c.formula, c) for c in spec.sys_liveness] or [game.true]
     game.finish(env_parts, sys_parts)
-    if reordering:
-        bdd.configure(reordering=True)
     return game
