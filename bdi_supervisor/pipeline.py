@@ -60,6 +60,8 @@ class PipelineRun:
     overrides: dict = field(default_factory=dict)
     solver: SynthesisOptions = field(default_factory=SynthesisOptions)
     progress: Callable[[dict], None] | None = None
+    #: also render pictures of the raw and reduced strategies (audit stage)
+    draw: bool = False
     spec: GR1Spec | None = None
     synthesis: SynthesisResult | None = None
     artifacts: dict[str, Any] = field(default_factory=dict)
@@ -137,21 +139,59 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
                        blocking=True, ok=result.status == REALIZABLE)
 
 
+def stage_audit(run: PipelineRun) -> StageRecord:
+    """Audit the raw strategy, reduce it, audit the reduced one (``audit.json``, ``reduced.json``,
+    ``audit_reduced.json``); blocks realization unless both audits pass."""
+    from bdi_supervisor.audit.stage import audit_mission
+
+    stages = audit_mission(run.synthesis.strategy, run.mission, run.spec, run.out_dir,
+                           draw=run.draw)
+    run.artifacts["audit"] = stages
+    if stages.reduced_audit is None:
+        status = stages.raw_audit.verdict
+    else:
+        failed = [r.verdict for r in (stages.raw_audit, stages.reduced_audit)
+                  if r.verdict != "PASS"]
+        status = failed[0] if failed else "PASS"
+    return StageRecord("audit", status, record=stages.summary(),
+                       files=[str(p) for p in stages.files.values()], blocking=True,
+                       ok=stages.deployable)
+
+
+def stage_realize(run: PipelineRun) -> StageRecord:
+    """Realize the reduced strategy as a FlexBE behavior package in ``behavior/``."""
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.realize.stage import realize_mission
+
+    reduced = run.artifacts["audit"].reduced
+    folder = run.out_dir / "behavior" if run.out_dir is not None else None
+    try:
+        realization = realize_mission(reduced, run.mission, folder)
+    except InputError as error:
+        return StageRecord("realize", "FAILED", record={"error": error.describe()},
+                           blocking=True, ok=False)
+    run.artifacts["realization"] = realization
+    return StageRecord("realize", OK, record=realization.record(),
+                       files=[str(folder)] if folder is not None else [])
+
+
 #: the stage chain; later stages insert themselves here
-STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_synthesis]
+STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_synthesis, stage_audit,
+                                                      stage_realize]
 
 
 def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | None = None,
         solver: SynthesisOptions | None = None,
         progress: Callable[[dict], None] | None = None,
-        stages: list[Callable[[PipelineRun], StageRecord]] | None = None) -> PipelineRun:
+        stages: list[Callable[[PipelineRun], StageRecord]] | None = None,
+        draw: bool = False) -> PipelineRun:
     """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default)."""
     overrides = dict(overrides or {})
     options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
     config = config_label(options)
     folder = Path(out_dir) / mission.name / config if out_dir is not None else None
     state = PipelineRun(mission, config, folder, overrides,
-                        solver_options(options, solver), progress)
+                        solver_options(options, solver), progress, draw)
     for stage in stages or STAGES:
         started = time.perf_counter()
         record = stage(state)
@@ -164,4 +204,4 @@ def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | No
 
 
 __all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "StageRecord", "run",
-           "stage_spec", "stage_synthesis"]
+           "stage_audit", "stage_realize", "stage_spec", "stage_synthesis"]

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor import draw as drawing
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
 from bdi_supervisor.mission.model import ENCODINGS, LIVENESS
 
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
                         help="output root (default: out/)")
     parser.add_argument("--json", action="store_true", help="print summary.json")
     add_solver_arguments(parser)
+    drawing.add_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     solver.order = "as-written"  # the generated spec is already in the declaration order
     with solving_status(mission.name, quiet=args.json) as progress:
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, solver=solver,
-                              progress=progress)
+                              progress=progress, draw=args.draw)
     if args.json:
         json.dump(result.summary(), sys.stdout, indent=1)
         print()
