@@ -31,7 +31,7 @@ from bdi_monitor.logic.ast import (
     Temporal,
     Until,
 )
-from bdi_monitor.product import ProductNode
+from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import Structure
 from bdi_monitor.symbolic import SymbolicModel
 
@@ -65,9 +65,16 @@ class Checker:
         sat = self.sat(formula)
         return [self.model.contains(n, sat) for n in nodes]
 
+    def worlds_where(self, formula: Formula, node: ProductNode) -> set[int]:
+        """The worlds j for which (j, node's states, node's automata) satisfies ``formula``:
+        with an unknown actual world, compare with the candidate worlds for a 3-valued verdict.
+        """
+        sat = self.sat(formula)
+        return {j for j in range(len(self.structure.worlds))
+                if self.model.contains(ProductNode(j, node.states, node.automata), sat)}
+
     @property
     def initial_node(self) -> ProductNode:
-        from bdi_monitor.product import initial_node
         return initial_node(self.structure)
 
     def count(self, formula: Formula | None = None) -> int:
@@ -86,13 +93,16 @@ class Checker:
         return self.reach & ~self.model.pre(self.reach & ~u)
 
     def eu(self, a: cudd.Function, b: cudd.Function) -> cudd.Function:
+        """μZ. b ∨ (a ∧ EX Z), chaining the directions (same least fixpoint: every step adds
+        only nodes of it, and the result is closed under a ∧ pre along every direction)."""
         z = b
         while True:
             self.iterations += 1
-            new = z | (a & self.model.pre(z))
-            if new == z:
+            old = z
+            for d in range(self.structure.k):
+                z = z | (a & self.model.pre_along(d, z))
+            if z == old:
                 return z
-            z = new
 
     def eu_rings(self, a: cudd.Function, b: cudd.Function) -> list[cudd.Function]:
         """The onion rings Z₀ = b ⊆ Z₁ ⊆ … of E[a U b] (for shortest witnesses)."""

@@ -79,30 +79,42 @@ class Certificate:
         }
 
     def render(self, checker: Checker) -> str:
-        """An indented text tree (shared obligations are printed once, then referred to)."""
+        """An indented text tree; a path or lasso is listed step by step at one depth (shared
+        obligations are printed once, then referred to)."""
         structure = checker.structure
         lines: list[str] = []
         printed: set[int] = set()
 
+        def label(e: Edge) -> str:
+            if e.kind == "T":
+                return f"T({structure.directions[(e.direction or 1) - 1]}) "
+            return "" if e.kind == "L" else f"{e.kind} "
+
         def show(oid: int, depth: int, via: str) -> None:
-            o = self.obligations[oid]
-            d = describe(structure, o.node)
-            states = " ".join(f"{w}:{s if s is not None else '⊥'}" for w, s in d["states"].items())
-            autos = " ".join(f"{a[0].upper()}:{q}" for a, q in d["automata"].items())
-            head = f"{'  ' * depth}{via}#{oid} [{d['world']} | {states} | {autos}] "
-            verdict = "⊨" if o.holds else "⊭"
-            if oid in printed:
-                lines.append(f"{head}{verdict} {o.formula}  (see above)")
-                return
-            printed.add(oid)
-            lines.append(f"{head}{verdict} {o.formula}  ({o.rule})")
-            for e in self.children(oid):
-                label = {"L": "", "T": f"T({structure.directions[(e.direction or 1) - 1]}) "}.get(
-                    e.kind, f"{e.kind} ")
-                if e.back:
-                    lines.append(f"{'  ' * (depth + 1)}{label}↺ back to #{e.target} (lasso)")
-                else:
-                    show(e.target, depth + 1, f"{label}")
+            while True:
+                o = self.obligations[oid]
+                d = describe(structure, o.node)
+                states = " ".join(f"{w}:{'⊥' if s is None else s}" for w, s in d["states"].items())
+                autos = " ".join(f"{a[0].upper()}:{q}" for a, q in d["automata"].items())
+                head = f"{'  ' * depth}{via}#{oid} [{d['world']} | {states} | {autos}] "
+                verdict = "⊨" if o.holds else "⊭"
+                if oid in printed:
+                    lines.append(f"{head}{verdict} {o.formula}  (see above)")
+                    return
+                printed.add(oid)
+                lines.append(f"{head}{verdict} {o.formula}  ({o.rule})")
+                chain = None
+                for e in self.children(oid):
+                    if e.back:
+                        lines.append(f"{'  ' * (depth + 1)}{label(e)}↺ back to #{e.target} (lasso)")
+                    elif e.kind == "T" and self.obligations[e.target].formula == o.formula \
+                            and chain is None:
+                        chain = e
+                    else:
+                        show(e.target, depth + 1, label(e))
+                if chain is None:
+                    return
+                oid, via = chain.target, label(chain)
 
         show(self.root, 0, "")
         return "\n".join(lines)

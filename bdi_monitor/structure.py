@@ -423,6 +423,9 @@ def dump(structure: Structure, path: str | os.PathLike) -> None:
     try:
         with os.fdopen(handle, "w") as stream:
             stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

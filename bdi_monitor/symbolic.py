@@ -203,6 +203,11 @@ class SymbolicModel:
             tau = self._table([(self.dir_bits, rows_d), (f.cur, rows_q), (f.nxt, rows_t)])
             self.parts.append((tau, f.cur, f.nxt))
         self.enabled = enabled
+        width = len(self.dir_bits)
+        #: enabledness restricted to one direction each (for chained images and preimages)
+        self.enabled_by_direction = [
+            enabled & bdd.cube({v: bool((d >> (width - 1 - r)) & 1)
+                                for r, v in enumerate(self.dir_bits)}) for d in dirs]
         self.present = present
         self.modal: dict[str, cudd.Function] = {}
         for relation in RELATIONS:
@@ -307,9 +312,16 @@ class SymbolicModel:
             x = cudd.and_exists(x, part, nxt)
         return cudd.and_exists(x, self.enabled, self.dir_bits)
 
-    def image(self, u: cudd.Function) -> cudd.Function:
-        """Temporal successors of the nodes in ``u``."""
-        x = u & self.enabled
+    def pre_along(self, direction: int, u: cudd.Function) -> cudd.Function:
+        """Nodes whose successor along ``direction`` (0-based) is in ``u``."""
+        x = self._rename(self.cur_to_next, u)
+        for part, _, nxt in self.parts:
+            x = cudd.and_exists(x, part, nxt)
+        return cudd.and_exists(x, self.enabled_by_direction[direction], self.dir_bits)
+
+    def image(self, u: cudd.Function, enabled: cudd.Function | None = None) -> cudd.Function:
+        """Temporal successors of the nodes in ``u`` (along the directions of ``enabled``)."""
+        x = u & (self.enabled if enabled is None else enabled)
         for part, cur, _ in self.parts:
             x = cudd.and_exists(x, part, cur)
         x = self.bdd.exist(self.dir_bits, x)
@@ -331,13 +343,16 @@ class SymbolicModel:
 
     @property
     def reachable(self) -> cudd.Function:
-        """R: nodes reachable from u₀ over temporal and modal edges (frontier search)."""
+        """R: nodes reachable from u₀ over temporal and modal edges (frontier search, chaining
+        the directions: each direction's image is taken from the set grown by the previous)."""
         if self._reach is None:
             reach = frontier = self.initial
             while frontier != self.bdd.false:
-                new = self.image(frontier)
+                new = frontier
+                for enabled in self.enabled_by_direction:
+                    new |= self.image(new, enabled)
                 for relation in RELATIONS:
-                    new |= self.modal_image(relation, frontier)
+                    new |= self.modal_image(relation, new)
                 frontier = new & ~reach
                 reach |= frontier
             self._reach = reach

@@ -7,6 +7,7 @@ synthesis stage is installed, else from the saved run folder ``test/data/supervi
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bdi_supervisor.cli.run import load_folder, synthesize_mission
@@ -24,16 +25,30 @@ def folder(name: str) -> Path:
     return SAVED / name
 
 
+def saved_name(name: str) -> str:
+    """The saved supervisor of a mission (variants share their base mission's)."""
+    if name.startswith("quadcopter"):
+        return "quadcopter"
+    return name.replace("_faults", "")
+
+
 def prepared(name: str):
-    """(mission, Prepared) for a shipped mission, built once per session."""
+    """(mission, Prepared) for a shipped mission, built once per session.
+
+    Quadcopter missions are synthesized in the enumerated encoding, as their own tests do
+    (one-hot with pending is minutes of synthesis).
+    """
     if name not in _PREPARED:
         mission = load_mission(MISSIONS / f"{name}.yaml")
+        if name.startswith("quadcopter"):
+            mission = replace(mission, synthesis=replace(mission.synthesis,
+                                                         encoding="enumerated"))
         try:
             prep = synthesize_mission(mission)
         except InputError as error:
             if "not available" not in str(error):
                 raise
-            prep = load_folder(folder(name.replace("_faults", "")), mission)
+            prep = load_folder(folder(saved_name(name)), mission)
         _PREPARED[name] = (mission, prep)
     return _PREPARED[name]
 

@@ -192,3 +192,32 @@ def test_partial_worlds_use_bottom_states():
         assert checker.holds(f) is oracle.holds(f), text
         replay(explain(checker, f), oracle)
     assert checker.holds(parse("EX bel !p"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(structures(), formulas(depth=3), st.data())
+def test_worlds_where_matches_per_world_truth(structure, f, data):
+    checker = Checker(structure)
+    node = data.draw(st.sampled_from(explore(structure)))
+    oracle = Explicit(structure)
+    expected = {j for j in range(len(structure.worlds))
+                if (j, node.states, node.automata) in oracle.nodes
+                and oracle.holds(f, (j, node.states, node.automata))}
+    assert checker.worlds_where(f, node) == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(structures(), formulas(depth=3), st.permutations(range(3)))
+def test_invariant_under_renumbering_worlds(structure, f, order):
+    """Permuting the world indices (relations and actual world along) keeps every verdict."""
+    m = len(structure.worlds)
+    perm = [p for p in order if p < m]
+    where = {old: new for new, old in enumerate(perm)}
+    worlds = [structure.worlds[old] for old in perm]
+    autos = {r: Automaton(a.states, a.initial, a.tau,
+                          [frozenset((where[i], where[j]) for i, j in out) for out in a.out])
+             for r, a in structure.automata.items()}
+    renumbered = Structure(structure.directions, worlds, autos, where[structure.actual],
+                           propositions=structure.propositions)
+    assert Checker(renumbered).holds(f) == Checker(structure).holds(f)
+    assert Checker(renumbered).count() == Checker(structure).count()

@@ -94,3 +94,10 @@ def test_grid_command_rejects_bad_layouts(tmp_path, capsys):
     assert main(["grid", "--size", "4", "--actual", "7", "-o", str(out)]) == 2
     assert main(["grid", "--size", "3", "--fridge", "5,5", "-o", str(out)]) == 2
     assert not out.exists()
+
+
+def test_check_at_another_world(capsys):
+    assert main(["check", BEER, PHI1, "--actual", "w3", "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["actual_world"] == "w3" and record["reachable_nodes"] == 37
+    assert main(["check", BEER, PHI1, "--actual", "w7"]) == 2

@@ -45,3 +45,11 @@ def test_render_with_graphviz(tmp_path):
     assert [p.suffix for p in result.pictures] == [".svg", ".png"]
     assert "<svg" in result.pictures[0].read_text()
     assert result.pictures[1].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_draw_flag_for_the_synthesize_cli():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    draw.add_argument(parser)
+    assert parser.parse_args(["--draw"]).draw and not parser.parse_args([]).draw

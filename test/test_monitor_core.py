@@ -177,25 +177,25 @@ def test_out_of_model_outcomes_and_states():
 
 def test_message_storm_keeps_memory_bounded():
     _, records = forced_run("logistics_p0", "pick=failure,goto_item=failure")
-    lines = [json.dumps(r) for r in records]
     monitor = fresh_monitor("logistics_p0")
 
-    def storm(rounds):
-        for n in range(rounds):
-            for line in lines:
-                monitor.feed(json.loads(line.replace('"run_id": "', f'"run_id": "{n}-', 1)))
-            monitor.feed(None)
-            monitor.feed({"schema": "junk"})
+    def storm(rounds, offset):
+        for n in range(offset, offset + rounds):
+            run_id = f"storm-{n}"
+            for record in records:
+                monitor.feed({**record, "run_id": run_id})
+                monitor.feed(None)  # malformed, interleaved
 
-    storm(20)
+    storm(20, 0)
     tracemalloc.start()
     first, _ = tracemalloc.get_traced_memory()
-    storm(300)
-    second, peak = tracemalloc.get_traced_memory()
+    storm(300, 20)
+    second, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert monitor.counters()["runs"] == 320
-    assert monitor.counters()["accepted"] == 320 * len(records)
-    assert second - first < 256 * 1024, (first, second, peak)
+    fed = 320 * len(records)
+    assert monitor.counters()["accepted"] == fed and monitor.counters()["runs"] == 320
+    assert monitor.counters()["received"] == 2 * fed and monitor.counters()["malformed"] == fed
+    assert second - first < 64 * 1024, (first, second)
     assert len(monitor.changes) <= monitor.changes.maxlen
 
 
@@ -205,3 +205,22 @@ def test_replay_reports_every_change():
     changes = replay(monitor, [json.dumps(r) for r in records] + ["", "{bad"])
     assert [c.property for c in changes if c.seq == 2][:1] == ["door_believed_unlocked"]
     assert monitor.counters()["malformed.not_json"] == 1
+
+
+def test_quadcopter_pose_dropout_flips_the_pose_belief_at_the_failed_segment():
+    """The PiHawk mission on the kinematic gate course with a mocap dropout on segment 3."""
+    mission, prep = prepared("quadcopter_pihawk_dropout")
+    records = []
+    result = run_supervisor(mission, prep.machine, prep.reduced, callbacks=[records.append])
+    assert result.sm_outcome == "aborted"
+    monitor = fresh_monitor("quadcopter_pihawk_dropout")
+    launch = {v.property: v for v in monitor.launch_verdicts()}
+    assert launch["believes_pose_healthy"].value == "true"
+    assert launch["pose_belief_justified"].value == "false"  # the actual world drops out
+    assert "counterexample" in launch["pose_belief_justified"].evidence
+    trace = verdict_trace(monitor, records, "believes_pose_healthy")
+    at = flip_index(records, "execute_3", "failure")
+    assert set(trace[:at]) == {"true"} and set(trace[at:]) == {"false"}
+    assert monitor.state()["consistent_worlds"] == ["pose_tracking.dropping"]
+    assert monitor.value("pose_belief_justified") == "true"  # no belief left to be wrong about
+    assert monitor.counters().get("out_of_model", 0) == 0

@@ -11,7 +11,6 @@ pytest.importorskip("rotorpy")
 
 from bdi_supervisor.domains.quadcopter import drone as D
 from bdi_supervisor.domains.quadcopter.course import GateCourse, distance
-from bdi_supervisor.domains.quadcopter.dropout import DropoutPlan
 from bdi_supervisor.domains.quadcopter.profiles import PROFILES
 from bdi_supervisor.domains.quadcopter.rotorpy_backend import RotorPyBackend
 
@@ -47,16 +46,28 @@ def test_rotorpy_crazyflie_flies_the_course_and_lands():
     assert d.landed_clear and distance(d.position, COURSE.pad) < 0.2
 
 
-def test_rotorpy_pihawk_dropout_is_a_clean_failure_then_a_safe_landing():
-    d = _drone("pihawk", DropoutPlan.by_segment(2, 0.3, 1.0))
-    results = _segments(d)
-    last = results[-1]
-    assert (last.call, last.return_code) == ("execute", D.ODOMETRY_UNAVAILABLE)
-    assert last.feedback["max_pose_age"] > d.profile.staleness_limit_s
-    assert d.airborne and not d.crashed and d.position[2] > 0.8
-    assert d.go_to_clear().ok
-    assert d.land().ok and d.arm(False).ok
-    assert d.landed_clear and not d.crashed
+def test_rotorpy_pihawk_supervisor_takes_the_failure_branch_on_a_dropout():
+    """The synthesized supervisor (enumerated, System-Goal) on RotorPy: a 1 s mocap dropout on
+    segment 2 is caught by the watchdog, then log, retreat, land clear, disarm."""
+    from test_quadcopter_supervisor import _with_runner, prepared
+
+    from bdi_supervisor.runtime.session import run_supervisor
+
+    mission, prep = prepared("quadcopter_pihawk_dropout")
+    mission = _with_runner(mission, backend="rotorpy",
+                           dropouts=[{"segment": 2, "at": 0.3, "duration": 1.0}])
+    records = []
+    result = run_supervisor(mission, prep.machine, prep.reduced, callbacks=[records.append])
+    caps = [s.capability for s in result.steps]
+    assert caps[-5:] == ["execute_2", "log_failed", "retreat", "abort_land", "abort_disarm"]
+    failed = result.steps[-5].outcome
+    assert failed.forced and failed.layer == "injection"
+    assert failed.detail["code"] == "odometry_unavailable"
+    assert (result.status, result.sm_outcome) == ("failed", "aborted")
+    truth = records[-1]["ground_truth"]
+    assert truth["backend"] == "rotorpy" and truth["segments_flown"] == [1]
+    assert not truth["crashed"] and not truth["airborne"] and not truth["armed"]
+    assert truth["clearance"] > 0.3
 
 
 def test_rotorpy_runs_are_reproducible_from_the_seed():

@@ -26,26 +26,27 @@ from bdi_supervisor.runtime.session import RunOptions, goals_of, initial_beliefs
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 NOMINAL = ["arm", "takeoff"] + [f"{c}_{i}" for i in range(1, 6)
                                 for c in ("plan", "upload", "execute")] + ["land", "disarm"]
-#: the encoding the unit tests synthesize (the missions' own default is one-hot + SP; the table in
-#: the README covers every configuration)
-TEST_SYNTHESIS = {"encoding": "enumerated"}
-_CACHE: dict[str, tuple] = {}
+#: the configuration the unit tests synthesize: enumerated System-Goal, the fastest (the missions'
+#: own default is one-hot + SP; the README table covers every configuration)
+TEST_SYNTHESIS = {"encoding": "enumerated", "liveness": "system-goal", "pending": False}
+_CACHE: dict[tuple, object] = {}
 
 
 def prepared(name: str):
-    """(mission, Prepared) for a shipped quadcopter mission, synthesized once per session."""
-    if name not in _CACHE:
-        from bdi_supervisor.cli.run import synthesize_mission
+    """(mission, Prepared) for a shipped quadcopter mission. The missions share catalog, request
+    and synthesis options (they differ in the runner), so one supervisor serves them all."""
+    from bdi_supervisor.cli.run import synthesize_mission
 
-        mission = load_mission(MISSIONS / f"{name}.yaml")
-        mission = _with_synthesis(mission, **TEST_SYNTHESIS)
+    mission = _with_synthesis(load_mission(MISSIONS / f"{name}.yaml"), **TEST_SYNTHESIS)
+    key = (mission.catalog_path, repr(mission.request), repr(mission.synthesis))
+    if key not in _CACHE:
         try:
-            _CACHE[name] = (mission, synthesize_mission(mission))
+            _CACHE[key] = synthesize_mission(mission)
         except InputError as error:
             if "not available" in str(error):
                 pytest.skip(f"pipeline stage missing: {error.found}")
             raise
-    return _CACHE[name]
+    return mission, _CACHE[key]
 
 
 def _with_synthesis(mission, **changes):
@@ -210,3 +211,36 @@ def test_every_declared_outcome_at_every_reachable_state_on_the_kinematic_model(
             checked += 1
     declared = sum(len(catalog.capabilities[s.capability].outcomes) for s in machine.states)
     assert checked == declared
+
+
+# -- the same behavior realized for FlexBE --------------------------------------------------------
+
+def test_the_executed_supervisor_is_the_realized_flexbe_behavior(tmp_path):
+    import py_compile
+
+    from bdi_supervisor.realize.reader import read_behavior
+    from bdi_supervisor.realize.stage import realize_mission
+
+    mission, prep = prepared("quadcopter_pihawk")
+    realization = realize_mission(prep.reduced, mission, out_dir=tmp_path)
+    module = tmp_path / realization.package.module_path
+    py_compile.compile(str(module), doraise=True)
+    behavior = read_behavior(module.read_text(), str(module))
+    assert {"aborted", "finished"} <= set(behavior.outcomes)
+    states = {s.name: s for s in behavior.states}
+    assert set(states) == {s.name for s in prep.machine.states}
+    for machine_state in prep.machine.states:
+        written = states[machine_state.name]
+        assert written.parameters == machine_state.parameters
+        cap = mission.catalog.capabilities[machine_state.capability]
+        expected_module = ("flexbe_states.log_state" if cap.interface == "LogState" else
+                           "flexible_drones_flexbe_states." + machine_state.interface_module
+                           .rpartition(".")[2])
+        assert written.module == expected_module
+        for flexbe, normalized in machine_state.outcomes.items():
+            assert written.transitions[flexbe] == machine_state.transitions[normalized].target
+    # the failure branch is wired in the behavior as the executor ran it
+    execute_3 = next(s for s in prep.machine.states if s.capability == "execute_3")
+    after = states[execute_3.name].transitions
+    assert after["failed"] == after["timeout"] == after["canceled"]
+    assert states[after["failed"]].class_name == "LogState"

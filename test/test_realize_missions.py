@@ -30,6 +30,10 @@ from bdi_supervisor.realize.reader import read_behavior
 from bdi_supervisor.realize.stage import instantiation_count, realize
 
 MISSIONS = sorted(glob.glob("config/missions/*.yaml"))
+#: the quadcopter missions share one spec (they differ only in the runner): realize one of them,
+#: enumerated only; its one-hot configurations take minutes to synthesize and are measured by
+#: bench/quadcopter/table.py instead
+MISSIONS = [m for m in MISSIONS if "quadcopter_" not in m or m.endswith("quadcopter_crazyflie.yaml")]
 CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal", "fair-outcome")
            for p in (True, False)]
 
@@ -89,6 +93,8 @@ def _expected(reduced, catalog, encoding, initial):
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}-{'P' if c[2] else 'noP'}")
 @pytest.mark.parametrize("path", MISSIONS)
 def test_shipped_mission_realizes_to_its_reduced_strategy(path, config, tmp_path):
+    if "quadcopter_" in path and config[0] == "one-hot":
+        pytest.skip("one-hot quadcopter synthesis is a benchmark (bench/quadcopter/table.py)")
     mission, raw, reduced = _pipeline(path, *config)
     if raw is None:
         pytest.skip("not realizable in this configuration")

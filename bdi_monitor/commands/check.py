@@ -18,6 +18,7 @@ from bdi_monitor import structure as structure_io
 from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
+from bdi_supervisor.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("properties", nargs="+", metavar="PROPERTY",
                         help="CTL-BDI formula, e.g. 'AG(bel br -> EF bb)'")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
+    parser.add_argument("--actual", metavar="WORLD",
+                        help="check at this world instead of the file's actual_world")
     parser.add_argument("--witness", action="store_true",
                         help="also give a witness for properties that hold")
     parser.set_defaults(func=run)
@@ -38,6 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     structure = structure_io.load(args.model)
+    if args.actual is not None:
+        names = [w.name for w in structure.worlds]
+        if args.actual not in names:
+            raise InputError("unknown world", key="--actual", found=repr(args.actual),
+                             expected="one of " + ", ".join(names))
+        structure.actual = names.index(args.actual)
     formulas = [parse(text, structure.propositions, key=f"properties[{i}]")
                 for i, text in enumerate(args.properties)]
     loaded = time.perf_counter()

@@ -490,7 +490,8 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
                     f"the environment can keep the robot in {len(states)} state(s) forever "
                     "while respecting its liveness assumptions, although a way to the goal "
                     "exists", states, _state_trace(ctx, graph, first),
-                    details={"assumptions_met": [a.name for a in env_liveness]}),
+                    details={"assumptions_met": [a.name for a in env_liveness],
+                             "capabilities": sorted({c for v in states for c in graph.active[v]})}),
                 warning=ctx.options.livelock == "warning")
 
 

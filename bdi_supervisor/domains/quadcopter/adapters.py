@@ -94,11 +94,18 @@ CALLS: dict[str, tuple[str, Call]] = {
 
 
 class DroneAdapter(BlockingAdapter):
-    """One capability on the shared simulated drone."""
+    """One capability on the shared simulated drone.
+
+    ``synchronous``: run the call inside :meth:`start` (the kinematic model answers in
+    milliseconds of wall time and bounds every motion by its simulated-time budget); otherwise it
+    runs on the worker thread and the executor's wall-clock deadline can cancel it.
+    """
 
     def __init__(self, capability: Capability, drone: SimDrone, kind: str, call: Call,
-                 timeout: float, mappings: Mapping[str, str] | None = None) -> None:
+                 timeout: float, mappings: Mapping[str, str] | None = None,
+                 synchronous: bool = False) -> None:
         super().__init__()
+        self.synchronous = synchronous
         self.capability = capability
         self.mappings = dict(mappings or {})  # FlexBE outcome -> normalized, after the capability's
         self.drone = drone
@@ -113,6 +120,20 @@ class DroneAdapter(BlockingAdapter):
 
     def interrupt(self) -> None:
         self._cancel.set()
+
+    def start(self, activation: Activation) -> Any:
+        if self.synchronous:
+            return ("done", self.run(activation))
+        return super().start(activation)
+
+    def poll(self, handle: Any) -> Outcome | None:
+        if isinstance(handle, tuple) and handle[0] == "done":
+            return handle[1]
+        return super().poll(handle)
+
+    def cancel(self, handle: Any) -> None:
+        if not (isinstance(handle, tuple) and handle[0] == "done"):
+            super().cancel(handle)
 
     def outcome(self, result: CallResult) -> Outcome:
         """Normalize a drone call result for the strategy; keep the rest for the record."""
@@ -133,7 +154,8 @@ class DroneAdapter(BlockingAdapter):
 
 
 def build_adapters(catalog: Catalog, drone: SimDrone, capabilities: list[str] | None = None,
-                   timeout: float = 10.0, source: str | None = None) -> dict[str, DroneAdapter]:
+                   timeout: float = 10.0, source: str | None = None,
+                   synchronous: bool = False) -> dict[str, DroneAdapter]:
     """Adapters for ``capabilities`` (default: all of the catalog), bound by interface class."""
     adapters = {}
     for name in capabilities or sorted(catalog.capabilities):
@@ -145,5 +167,5 @@ def build_adapters(catalog: Catalog, drone: SimDrone, capabilities: list[str] | 
                              found=cap.interface, expected=", ".join(sorted(CALLS)))
         kind, call = CALLS[cls]
         adapters[name] = DroneAdapter(cap, drone, kind, call, timeout,
-                                      catalog.state_outcome_mappings)
+                                      catalog.state_outcome_mappings, synchronous)
     return adapters

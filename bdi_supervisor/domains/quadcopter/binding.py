@@ -39,7 +39,8 @@ class QuadcopterBackend(Backend):
         if kind not in self._calls:
             return super().sim_adapter(kind, cap, entry)
         timeout = float(entry.get("timeout", WALL_TIMEOUT[self.sim.backend_name]))
-        return DroneAdapter(cap, self.sim.drone, kind.split(".", 1)[1], self._calls[kind], timeout)
+        return DroneAdapter(cap, self.sim.drone, kind.split(".", 1)[1], self._calls[kind], timeout,
+                            synchronous=self.sim.backend_name == "kinematic")
 
     def truth_reader(self) -> Callable[[], dict] | None:
         return self.sim.ground_truth

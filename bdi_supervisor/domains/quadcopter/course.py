@@ -31,8 +31,11 @@ class Box:
 
     def distance(self, p: Vec) -> float:
         """Euclidean distance from ``p`` to the box (0 inside)."""
-        d = [max(lo - c, 0.0, c - hi) for c, lo, hi in zip(p, self.lo, self.hi)]
-        return math.sqrt(sum(x * x for x in d))
+        lo, hi = self.lo, self.hi
+        dx = max(lo[0] - p[0], 0.0, p[0] - hi[0])
+        dy = max(lo[1] - p[1], 0.0, p[1] - hi[1])
+        dz = max(lo[2] - p[2], 0.0, p[2] - hi[2])
+        return math.sqrt(dx * dx + dy * dy + dz * dz)
 
     def extents(self) -> list[float]:
         """``[xmin, xmax, ymin, ymax, zmin, zmax]`` (RotorPy's block format)."""

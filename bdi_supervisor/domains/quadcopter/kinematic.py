@@ -49,7 +49,13 @@ class KinematicBackend:
         self.dropouts = dropouts or DropoutPlan()
         self.watchdog_enabled = watchdog
         self._position: Vec = course.pad
-        self._boxes = course.blocks()
+        # per gate: its frame's bounding box grown by the airframe radius, then its parts
+        r = profile.radius
+        self._gates = []
+        for gate in course.gates.values():
+            lo = tuple(min(b.lo[k] for b in gate.boxes) - r for k in range(3))
+            hi = tuple(max(b.hi[k] for b in gate.boxes) + r for k in range(3))
+            self._gates.append((lo, hi, gate.boxes))
 
     def position(self) -> Vec:
         return self._position
@@ -63,8 +69,9 @@ class KinematicBackend:
             return "left the world bounds"
         if p[2] < -1e-9 or (p[2] < self.profile.radius and kind not in ("takeoff", "land")):
             return "hit the floor"
-        for box in self._boxes:
-            if box.distance(p) < self.profile.radius:
+        for lo, hi, boxes in self._gates:
+            if all(lo[k] <= p[k] <= hi[k] for k in range(3)) and any(
+                    box.distance(p) < self.profile.radius for box in boxes):
                 return "hit a gate"
         return None
 

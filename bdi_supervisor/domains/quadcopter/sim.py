@@ -45,7 +45,7 @@ class QuadcopterSim:
     def adapters(self, catalog: Catalog, capabilities: list[str] | None = None,
                  source: str | None = None) -> dict[str, DroneAdapter]:
         return build_adapters(catalog, self.drone, capabilities, WALL_TIMEOUT[self.backend_name],
-                              source)
+                              source, synchronous=self.backend_name == "kinematic")
 
     def ground_truth(self) -> dict[str, Any]:
         """The simulator's view for the BDI record (compared with the executor's beliefs)."""
