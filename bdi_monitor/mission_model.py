@@ -4,12 +4,15 @@ DESIGN.md §6, notes/ctl_bdi.md §4.3 (model-based runtime meaning, option 3: th
 world with the committed strategy). Given the supervisor machine (the reduced strategy as
 realized), the strategy (for the memory each state holds) and the mission's hypotheses:
 
-- **Directions** are capability outcomes: ``<cap>.<outcome>`` (``<cap>.<outcome>.<n>`` for the
-  n-th further target of a sensor-guarded transition) and ``stay``.
+- **Directions** are the outcomes of the active capability: the normalized outcome
+  (``completed``, ``failure``; ``<outcome>.<n>`` for the n-th further target of a sensor-guarded
+  transition) and ``stay``. The position a direction is taken from names the capability, so the
+  direction need not (this keeps k small: 3 on logistics instead of 22 capability × outcome
+  pairs, and every fixpoint iterates over the directions).
 - **World states** are *positions*: the machine state the supervisor is in (or the SM outcome it
   ended in) together with the direction that led there. Every world has the same positions and the
   same successor per direction: the committed strategy's transition. The worlds differ in which
-  outcomes they admit: direction ``<cap>.<o>`` is enabled at a position whose active capability is
+  outcomes they admit: direction ``o`` is enabled at a position whose active capability is
   ``cap`` iff ``o`` is admitted by the strategy's assumptions there (not an *excluded* outcome)
   and by every fact's value in that world. Terminal positions (an SM outcome) loop on ``stay``;
   a position where a world admits no outcome at all loops on ``stay`` too (labelled ``stuck``).
@@ -60,10 +63,9 @@ FAILURE_OUTCOMES = frozenset({"failed", "failure", "aborted"})
 
 @dataclass(frozen=True)
 class Direction:
-    """One capability outcome leading from a machine state to ``target``."""
+    """An outcome of the active capability (``outcome`` None for stay)."""
 
     name: str
-    capability: str | None  # None for stay
     outcome: str | None
 
 
@@ -76,6 +78,7 @@ class Position:
     terminal: str | None  # SM outcome name at terminal positions
     strategy_id: int | None
     last: int | None  # direction index that led here (None at the start)
+    last_capability: str | None = None  # the capability whose outcome led here
 
 
 @dataclass
@@ -141,10 +144,10 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
     directions: list[Direction] = []
     dir_index: dict[str, int] = {}
 
-    def direction(dname: str, cap: str | None, outcome: str | None) -> int:
+    def direction(dname: str, outcome: str | None) -> int:
         if dname not in dir_index:
             dir_index[dname] = len(directions)
-            directions.append(Direction(dname, cap, outcome))
+            directions.append(Direction(dname, outcome))
         return dir_index[dname]
 
     # machine edges: state -> [(direction, target, to_outcome, outcome strategy id)]
@@ -166,12 +169,11 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
             if not targets:
                 targets = [(transition.target, transition.to_outcome, None)]
             for n, (target, to_outcome, sid) in enumerate(targets):
-                dname = f"{state.capability}.{outcome}" + (f".{n}" if n else "")
-                d = direction(dname, state.capability, outcome)
+                d = direction(outcome + (f".{n}" if n else ""), outcome)
                 steps[(state.name, outcome, target)] = d
                 found.append((d, target, to_outcome, sid))
         edges[state.name] = found
-    stay = direction(STAY, None, None)
+    stay = direction(STAY, None)
     worlds_values = hypotheses.worlds() or [{}]
     m = len(worlds_values)
 
@@ -180,19 +182,19 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
     pindex: dict[tuple, int] = {}
 
     def position(machine_state: str | None, terminal: str | None, sid: int | None,
-                 last: int | None) -> int:
-        key = (machine_state, terminal, sid, last)
+                 last: int | None, by: str | None) -> int:
+        key = (machine_state, terminal, sid, last, by)
         if key not in pindex:
             base = f"at_{machine_state}" if machine_state else f"end_{terminal}"
             if terminal and sid is not None:
                 base += f"_{sid}"
-            pname = base + (f".{directions[last].name}" if last is not None else "")
+            pname = base + (f".{by}.{directions[last].name}" if last is not None else "")
             pindex[key] = len(positions)
             sid_of = sid if machine_state is None else machine.state(machine_state).strategy_id
-            positions.append(Position(pname, machine_state, terminal, sid_of, last))
+            positions.append(Position(pname, machine_state, terminal, sid_of, last, by))
         return pindex[key]
 
-    start = position(machine.initial, None, None, None)
+    start = position(machine.initial, None, None, None, None)
     successors: dict[int, list[tuple[int, int]]] = {}  # position -> [(direction, position)]
     todo = deque([start])
     while todo:
@@ -204,9 +206,10 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
         if here.machine_state is None:
             found.append((stay, p))
         else:
+            by = machine.state(here.machine_state).capability
             for d, target, to_outcome, sid in edges[here.machine_state]:
-                succ = (position(None, target, sid, d) if to_outcome
-                        else position(target, None, None, d))
+                succ = (position(None, target, sid, d, by) if to_outcome
+                        else position(target, None, None, d, by))
                 found.append((d, succ))
                 todo.append(succ)
         successors[p] = found
@@ -215,8 +218,9 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
         here = positions[p]
         if here.machine_state is None:
             return successors[p]
+        capability = machine.state(here.machine_state).capability
         kept = [(d, s) for d, s in successors[p]
-                if hypotheses.admitted(world, directions[d].capability, directions[d].outcome)]
+                if hypotheses.admitted(world, capability, directions[d].outcome)]
         return kept or [(stay, p)]
 
     k, n = len(directions), len(positions)
@@ -338,10 +342,9 @@ def _position_labels(pos: Position, machine: SupervisorMachine, catalog,
         labels.add(pos.terminal)
         if pos.terminal not in FAILURE_OUTCOMES:
             labels.add("goal")
-    if pos.last is not None:
-        d = directions[pos.last]
-        if d.capability is not None:
-            labels.add(f"{d.capability}_{catalog.outcome_suffix(d.outcome)}")
+    if pos.last is not None and pos.last_capability is not None:
+        outcome = directions[pos.last].outcome
+        labels.add(f"{pos.last_capability}_{catalog.outcome_suffix(outcome)}")
     if strategy is not None and pos.strategy_id is not None:
         outputs = strategy.state(pos.strategy_id).outputs
         for var, value in outputs.items():
@@ -389,7 +392,7 @@ class ModelChecker:
         self.model = model
         s = model.structure
         # the worlds' fields are independent in the encoding: dynamic reordering keeps the
-        # preimages small (about 7x faster on the logistics model than the fixed order)
+        # preimages small (about 20x faster on the logistics model than the fixed order)
         self.checkers = [Checker(SymbolicModel(dataclasses.replace(s, actual=j), reordering=True))
                          for j in range(len(s.worlds))]
 
