@@ -3,6 +3,10 @@
 Prints structuredslugs (default), slugsin, or a JSON record with the proposition and formula
 counts; ``-o FILE`` writes it atomically instead (nothing is written on error). Options given
 here override the mission's ``synthesis`` section.
+
+``--check-separation`` runs the well-separation analysis on the generated spec instead of
+printing it (``-o`` still writes the spec): a summary, or the record with ``--json``;
+``--core`` adds the 1-minimal core. Exit 0 if well-separated, 1 if not (or incomplete).
 """
 
 from __future__ import annotations
@@ -32,7 +36,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pending.add_argument("--no-pending", dest="pending", action="store_false", help="no pending memory")
     parser.add_argument("--format", choices=FORMATS, default="structuredslugs", help="output format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add_separation_arguments(parser)
     parser.set_defaults(func=run)
+
+
+def add_separation_arguments(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
+    """``--check-separation [--core] [--json]`` (shared with ``solve``, which has its own --json)."""
+    group = parser.add_argument_group("well-separation")
+    group.add_argument("--check-separation", action="store_true",
+                       help="diagnose well-separation of the env assumptions (Maoz & Ringert); "
+                            "exit 1 if not well-separated or incomplete")
+    group.add_argument("--core", action="store_true",
+                       help="with --check-separation: compute a 1-minimal core of assumptions")
+    if json_flag:
+        group.add_argument("--json", action="store_true",
+                           help="with --check-separation: print the well_separation.json record")
+
+
+def check_separation(spec, args: argparse.Namespace, options=None) -> int:
+    """Run the analysis for ``--check-separation``, print the summary or record; exit code."""
+    import dataclasses
+
+    from rich.console import Console
+
+    from bdi_supervisor.separation import SeparationOptions, well_separation
+    from bdi_supervisor.separation.report import summary
+
+    base = options or SeparationOptions()
+    options = dataclasses.replace(base, core=args.core or base.core)
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with console.status("well-separation") as status:
+            record = well_separation(spec, options,
+                                     progress=lambda phase: status.update(f"well-separation: {phase}"))
+    else:
+        record = well_separation(spec, options)
+    sys.stdout.write(record.to_json() if args.json else summary(record))
+    return 0 if record.well_separated else 1
 
 
 def record(spec, mission, options) -> dict:
@@ -63,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
     overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending") if getattr(args, k) is not None}
     options = dataclasses.replace(mission.synthesis, **overrides)
     spec = generate_spec(mission, **overrides)
+    if args.check_separation:
+        from bdi_supervisor.separation.stage import settings
+
+        if args.output:
+            write_text_atomic(args.output, format_spec(spec, args.format if args.format != "json" else "structuredslugs"))
+        return check_separation(spec, args, settings(mission).options)
     if args.format == "json":
         text = json.dumps(record(spec, mission, options), indent=2) + "\n"
     else:

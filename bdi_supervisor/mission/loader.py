@@ -18,6 +18,7 @@ Schema (every key optional except ``catalog``; unknown keys are errors)::
                 declaration_order: alphabetic, seed: 0, reordering: true,
                 reordering_threshold: null, time_budget_s: null, node_budget: null}
     hypotheses: {...}   properties: {...}   runner: {...}   adapters: {...}   audit: {...}
+    well_separation: {...}   # bdi_supervisor.separation.stage
 
 Formulas are parsed here (syntax errors carry line and column); their names are resolved when
 the spec is generated, against the propositions of the chosen encoding.

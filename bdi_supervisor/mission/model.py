@@ -25,7 +25,7 @@ DECLARATION_ORDERS = ("as-written", "alphabetic", "random")
 #: custom-constraint sections (the GR(1) section names)
 CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness", "sys_liveness")
 #: sections passed through to later stages (validated as mappings only)
-PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit")
+PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit", "well_separation")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,85 @@
+"""The well-separation pipeline stage: mission settings, ``well_separation.json``, blocking rule.
+
+Mission section (all optional)::
+
+    well_separation: {core: false, fail_on_non_well_separated: false, fail_on_incomplete: false,
+                      time_budget_s: null, node_budget: null, witness_max_nodes: 64}
+
+The stage never blocks synthesis unless the mission sets ``fail_on_non_well_separated`` (a
+``NON_WELL_SEPARATED`` verdict) or ``fail_on_incomplete`` (``ANALYSIS_INCOMPLETE``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bdi_supervisor.separation.analysis import SeparationOptions, well_separation
+from bdi_supervisor.separation.record import (
+    ANALYSIS_INCOMPLETE,
+    NON_WELL_SEPARATED,
+    SeparationRecord,
+)
+from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.spec.io import write_text_atomic
+
+SECTION = "well_separation"
+RECORD_FILE = "well_separation.json"
+_BOOLS = ("core", "fail_on_non_well_separated", "fail_on_incomplete")
+_NUMBERS = {"time_budget_s": (int, float), "node_budget": (int,), "witness_max_nodes": (int,)}
+
+
+@dataclass(frozen=True)
+class StageSettings:
+    """What the mission asks of the stage."""
+
+    options: SeparationOptions
+    fail_on_non_well_separated: bool = False
+    fail_on_incomplete: bool = False
+
+
+@dataclass
+class StageResult:
+    record: SeparationRecord
+    #: the mission asked for this verdict to stop the pipeline before synthesis
+    blocks: bool
+    path: Path | None = None
+
+
+def settings(mission) -> StageSettings:
+    """Read and validate the mission's ``well_separation`` section (``InputError`` on bad keys)."""
+    section = mission.section(SECTION)
+    allowed = (*_BOOLS, *_NUMBERS)
+    for key, value in section.items():
+        if key not in allowed:
+            raise mission.section_error("unknown key", SECTION, key, found=str(key),
+                                        expected=", ".join(allowed))
+        if key in _BOOLS and not isinstance(value, bool):
+            raise mission.section_error("not a Boolean", SECTION, key, found=repr(value),
+                                        expected="true or false")
+        if key in _NUMBERS and value is not None and (
+                isinstance(value, bool) or not isinstance(value, _NUMBERS[key]) or value < 0):
+            raise mission.section_error("not a non-negative number", SECTION, key,
+                                        found=repr(value), expected="a number >= 0 or null")
+    synthesis = mission.synthesis  # the spec's variables already follow its declaration order
+    options = SeparationOptions(
+        core=section.get("core", False),
+        time_budget_s=section.get("time_budget_s"),
+        node_budget=section.get("node_budget"),
+        witness_max_nodes=section.get("witness_max_nodes") or SeparationOptions.witness_max_nodes,
+        reordering=synthesis.reordering,
+    )
+    return StageSettings(options, section.get("fail_on_non_well_separated", False),
+                         section.get("fail_on_incomplete", False))
+
+
+def run_stage(spec: GR1Spec, stage: StageSettings, out_dir: str | Path | None = None) -> StageResult:
+    """Analyse ``spec``; write ``well_separation.json`` into ``out_dir`` (atomically) if given."""
+    record = well_separation(spec, stage.options)
+    blocks = ((record.status == NON_WELL_SEPARATED and stage.fail_on_non_well_separated)
+              or (record.status == ANALYSIS_INCOMPLETE and stage.fail_on_incomplete))
+    path = None
+    if out_dir is not None:
+        path = Path(out_dir) / RECORD_FILE
+        write_text_atomic(path, record.to_json())
+    return StageResult(record, blocks, path)
