@@ -96,8 +96,9 @@ def _expected(reduced, catalog, encoding, initial):
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}-{'P' if c[2] else 'noP'}")
 @pytest.mark.parametrize("path", MISSIONS)
 def test_shipped_mission_realizes_to_its_reduced_strategy(path, config, tmp_path):
-    if "quadcopter_" in path and config[0] == "one-hot":
-        pytest.skip("one-hot quadcopter synthesis is a benchmark (bench/quadcopter/table.py)")
+    if "quadcopter_" in path and (config[0] == "one-hot" or config[1:] == ("fair-outcome", True)):
+        pytest.skip("quadcopter one-hot and FP synthesis exceed minutes: a benchmark "
+                    "(bench/quadcopter/table.py)")
     mission, raw, reduced = _pipeline(path, *config)
     if raw is None:
         pytest.skip("not realizable in this configuration")
