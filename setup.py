@@ -39,7 +39,12 @@ setup(
             "pymodelchecking>=1.3",
             "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
+            "dask[distributed]>=2024.1",
         ],
+        # sweeps on many machines (bdi-supervisor sweep --scheduler ADDRESS)
+        "cluster": ["dask[distributed]>=2024.1"],
+        # sweep plots (PNG) and Parquet reports
+        "reports": ["matplotlib>=3.5", "pyarrow>=12"],
         "sim": [
             "pyrobosim==5.0.1",
         ],

@@ -1,0 +1,68 @@
+"""``bdi-supervisor sweep SWEEP.yaml [--scheduler ADDRESS] [--workers N] [--out DIR] [--report]``.
+
+Runs the sweep's missing trials (results appended to ``DIR/results.jsonl``; rerunning after an
+interruption runs only the trials without a row) and, with ``--report``, writes
+``DIR/<name>.csv`` / ``.md`` / ``.png`` (and ``.parquet`` with pyarrow). ``--report-only``
+writes the reports from the results already there. Exit 0 when every trial ran without error,
+1 when some trial errored, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.sweep.backends import make_backend
+from bdi_supervisor.sweep.grid import load_sweep
+from bdi_supervisor.sweep.report import write_reports
+from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
+from bdi_supervisor.sweep.store import read_rows
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sweep", help="run a grid of synthesis trials and report them",
+        description="Run a sweep (missions × encoding × liveness × pending × seeds × reordering × "
+                    "repeats), resuming where an earlier run stopped, on a local process pool or "
+                    "a Dask cluster; optionally write CSV/Markdown/PNG reports.")
+    parser.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file (config/sweeps/)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask distributed scheduler (tcp://host:8786); default: local pool")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="local processes (default: CPUs - 1)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="results folder (default: out/sweeps/<sweep name>)")
+    parser.add_argument("--report", action="store_true", help="write reports after the run")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write reports from existing results, run nothing")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    sweep = load_sweep(args.sweep)
+    if args.workers is not None and args.workers < 1:
+        raise InputError("must be at least 1", key="--workers", found=str(args.workers),
+                         expected="a positive number of workers")
+    out = Path(args.out) if args.out else Path("out") / "sweeps" / sweep.name
+    console = Console(stderr=True)
+    errors = 0
+    if not args.report_only:
+        backend = make_backend(args.scheduler, args.workers)
+        try:
+            outcome = run_sweep(sweep, out, backend, show_progress=not args.quiet,
+                                console=console)
+        finally:
+            backend.close()
+        errors = outcome.errors
+        console.print(f"{outcome.ran} trials run, {outcome.skipped} already done, "
+                      f"{outcome.errors} errors → {outcome.results}")
+    if args.report or args.report_only:
+        keys = {t.key for t in sweep.trials}
+        rows = [r for r in read_rows(out / RESULTS_FILE) if r["key"] in keys]
+        for path in write_reports(rows, out, sweep.name):
+            console.print(f"wrote {path}")
+    return 1 if errors else 0

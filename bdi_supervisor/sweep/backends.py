@@ -1,0 +1,111 @@
+"""Where trials run: a local process pool (default) or a Dask distributed cluster.
+
+A backend maps a picklable function over parameter sets and yields ``(params, result)`` pairs
+as they finish, in any order. The local pool starts a fresh process for every trial
+(``max_tasks_per_child=1``, forkserver/spawn start method), so CUDD state and memory never carry
+from one trial to the next.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any, Protocol
+
+from bdi_supervisor.errors import InputError
+
+Job = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Backend(Protocol):
+    workers: int
+
+    def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]: ...
+
+    def close(self) -> None: ...
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class LocalBackend:
+    """``concurrent.futures`` process pool, one process per trial."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or max(1, multiprocessing.cpu_count() - 1)
+
+    def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]:
+        if not items:
+            return
+        with ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                 max_tasks_per_child=1) as pool:
+            pending = {pool.submit(job, item): item for item in items}
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        yield pending.pop(future), future.result()
+            finally:
+                for future in pending:
+                    future.cancel()
+
+    def close(self) -> None:
+        pass
+
+
+class DaskBackend:
+    """A Dask ``distributed`` scheduler (``tcp://host:8786``) or an existing ``Client``."""
+
+    def __init__(self, address: Any, workers: int | None = None) -> None:
+        try:
+            from distributed import Client
+        except ImportError as error:
+            raise InputError("the Dask backend needs the 'cluster' extra",
+                             key="--scheduler", found="no module 'distributed'",
+                             expected='pip install "dask[distributed]"') from error
+        self._own = not isinstance(address, Client)
+        try:
+            self.client = Client(address, timeout="10s") if self._own else address
+        except OSError as error:
+            raise InputError("cannot reach the Dask scheduler", key="--scheduler",
+                             found=str(address), expected="a running scheduler address") from error
+        self.workers = workers or max(1, sum(self.client.nthreads().values()))
+
+    def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]:
+        from distributed import as_completed
+
+        if not items:
+            return
+        # pure=False: repeats with equal parameters are distinct tasks
+        futures = {self.client.submit(job, item, pure=False): i for i, item in enumerate(items)}
+        try:
+            for future in as_completed(futures):
+                yield items[futures[future]], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+
+
+class SerialBackend:
+    """Trials one after another in this process (debugging, tests of the driver)."""
+
+    workers = 1
+
+    def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]:
+        for item in items:
+            yield item, job(item)
+
+    def close(self) -> None:
+        pass
+
+
+def make_backend(scheduler: str | None = None, workers: int | None = None) -> Backend:
+    """The Dask backend when ``scheduler`` is given, else the local pool."""
+    return DaskBackend(scheduler, workers) if scheduler else LocalBackend(workers)

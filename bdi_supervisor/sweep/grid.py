@@ -1,0 +1,173 @@
+"""Sweep files: a grid over missions × encoding × liveness × pending × ordering seeds ×
+reordering settings × repeats, validated, expanded into :class:`Trial` parameter sets.
+
+A sweep file (paths relative to the file)::
+
+    name: ci_small
+    missions: [../missions/coffee.yaml]
+    encoding: [one-hot, enumerated]        # default [one-hot]
+    liveness: [system-goal, fair-outcome]  # default [system-goal]
+    pending: [true, false]                 # default [true]
+    declaration_order: alphabetic          # alphabetic | as-written | random
+    seeds: [0, 1, 2]                       # ordering seeds (meaningful with random)
+    reordering:                            # reordering settings
+      - {enabled: true, threshold: null}
+    repeats: 1
+    budgets: {time_s: 60, nodes: null}     # per trial
+
+Each trial's key is a hash of its parameters, so a sweep can be resumed and extended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.yamlsource import YamlDoc, load_yaml
+
+KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
+        "reordering", "repeats", "budgets")
+ENCODINGS = ("one-hot", "enumerated")
+LIVENESS = ("system-goal", "fair-outcome")
+ORDERS = ("alphabetic", "as-written", "random")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The parameters of one synthesis trial (all JSON-serializable)."""
+
+    mission: str
+    encoding: str
+    liveness: str
+    pending: bool
+    declaration_order: str
+    seed: int
+    reordering: bool
+    reordering_threshold: int | None
+    repeat: int
+    time_budget_s: float | None
+    node_budget: int | None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def key(self) -> str:
+        """Stable hash of the parameters (mission by file name, so sweeps can move)."""
+        params = dict(self.params, mission=Path(self.mission).name)
+        text = json.dumps(params, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def config(self) -> str:
+        """Configuration label as in the paper's tables: ``one-hot-SP``, ``enumerated-F``…"""
+        return (f"{self.encoding}-{'S' if self.liveness == 'system-goal' else 'F'}"
+                f"{'P' if self.pending else ''}")
+
+    def overrides(self) -> dict[str, Any]:
+        """Mission synthesis overrides (``generate_spec(mission, **overrides)``)."""
+        return {"encoding": self.encoding, "liveness": self.liveness, "pending": self.pending,
+                "declaration_order": self.declaration_order, "seed": self.seed,
+                "reordering": self.reordering, "reordering_threshold": self.reordering_threshold,
+                "time_budget_s": self.time_budget_s, "node_budget": self.node_budget}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    name: str
+    file: str
+    trials: tuple[Trial, ...]
+
+
+def _choices(doc: YamlDoc, key: str, default: list, allowed: tuple | None, kind: type,
+             what: str) -> list:
+    value = doc.data.get(key, default)
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise doc.error("empty list", (key,), found="[]", expected=what)
+    for i, item in enumerate(values):
+        path = (key, i) if isinstance(value, list) else (key,)
+        doc.expect(item, kind, path, what)
+        if allowed is not None and item not in allowed:
+            raise doc.error("unknown value", path, found=repr(item), expected=" | ".join(allowed))
+    return values
+
+
+def _positive(doc: YamlDoc, value: Any, path: tuple, kind: type | tuple, what: str) -> Any:
+    if value is None:
+        return None
+    doc.expect(value, kind, path, what)
+    if value <= 0:
+        raise doc.error("must be positive", path, found=repr(value), expected=what)
+    return value
+
+
+def _reordering(doc: YamlDoc) -> list[tuple[bool, int | None]]:
+    value = doc.data.get("reordering", [{"enabled": True, "threshold": None}])
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        path = ("reordering", i) if isinstance(value, list) else ("reordering",)
+        if isinstance(item, bool):
+            out.append((item, None))
+            continue
+        doc.expect(item, dict, path, "true | false | {enabled: BOOL, threshold: INT|null}")
+        doc.check_keys(item, path, ("enabled", "threshold"))
+        enabled = doc.expect(item.get("enabled", True), bool, (*path, "enabled"), "true | false")
+        threshold = _positive(doc, item.get("threshold"), (*path, "threshold"), int,
+                              "a positive integer or null")
+        out.append((enabled, threshold))
+    return out
+
+
+def sweep_from_doc(doc: YamlDoc) -> Sweep:
+    """Validate a parsed sweep file and expand its grid (InputError naming the key)."""
+    if not isinstance(doc.data, dict):
+        raise doc.error("a sweep file must be a mapping", (), found=type(doc.data).__name__,
+                        expected="a mapping with keys " + ", ".join(KEYS))
+    doc.check_keys(doc.data, (), KEYS, required=("missions",))
+    base = Path(doc.file).parent if doc.file else Path(".")
+    name = doc.expect(doc.data.get("name", Path(doc.file or "sweep").stem), str, ("name",), "a name")
+    missions = []
+    for i, item in enumerate(_choices(doc, "missions", [], None, str, "mission file paths")):
+        path = (base / item).resolve()
+        if not path.is_file():
+            raise doc.error("mission file not found", ("missions", i), found=item,
+                            expected="an existing mission YAML file")
+        missions.append(str(path))
+    encodings = _choices(doc, "encoding", ["one-hot"], ENCODINGS, str, " | ".join(ENCODINGS))
+    liveness = _choices(doc, "liveness", ["system-goal"], LIVENESS, str, " | ".join(LIVENESS))
+    pending = _choices(doc, "pending", [True], None, bool, "true | false")
+    order = doc.expect(doc.data.get("declaration_order", "alphabetic"), str,
+                       ("declaration_order",), " | ".join(ORDERS))
+    if order not in ORDERS:
+        raise doc.error("unknown value", ("declaration_order",), found=repr(order),
+                        expected=" | ".join(ORDERS))
+    seeds = _choices(doc, "seeds", [0], None, int, "integer seeds")
+    reorderings = _reordering(doc)
+    repeats = _positive(doc, doc.data.get("repeats", 1), ("repeats",), int, "a positive integer")
+    budgets = doc.data.get("budgets", {}) or {}
+    doc.expect(budgets, dict, ("budgets",), "{time_s: SECONDS, nodes: COUNT}")
+    doc.check_keys(budgets, ("budgets",), ("time_s", "nodes"))
+    time_s = _positive(doc, budgets.get("time_s"), ("budgets", "time_s"), (int, float),
+                       "positive seconds or null")
+    nodes = _positive(doc, budgets.get("nodes"), ("budgets", "nodes"), int,
+                      "a positive node count or null")
+    trials = tuple(
+        Trial(m, e, lv, p, order, s, r, t, k, time_s, nodes)
+        for m, e, lv, p, s, (r, t), k in itertools.product(
+            missions, encodings, liveness, pending, seeds, reorderings, range(repeats)))
+    keys = [t.key for t in trials]
+    if len(set(keys)) != len(keys):
+        raise doc.error("the grid lists the same trial twice", (), expected="distinct values")
+    return Sweep(name, str(doc.file), trials)
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read, validate and expand a sweep file."""
+    return sweep_from_doc(load_yaml(path))

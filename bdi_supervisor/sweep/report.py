@@ -1,0 +1,243 @@
+"""Reports of a results file: CSV (and Parquet when pyarrow is importable), Markdown tables in
+the paper's shape (one line per configuration, mean ± sd over seeds and repeats) and PNG plots.
+
+Column names are the flattened stage records of :mod:`bdi_supervisor.sweep.trial`
+(``spec.inputs``, ``synthesis.metrics.peak_nodes``, ``audit.status``…).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.spec.gr1 import SECTIONS
+from bdi_supervisor.spec.io import write_text_atomic
+from bdi_supervisor.sweep.trial import NOT_AVAILABLE
+
+#: what makes one configuration (a table line); seeds and repeats are aggregated over
+GROUP = ("mission_name", "config", "declaration_order", "reordering", "reordering_threshold")
+MISSING = "n/a"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: ``source`` row field, ``kind`` ``num`` (mean ± sd) or ``cat``."""
+
+    title: str
+    source: str
+    kind: str = "num"
+    scale: float = 1.0
+    timing: bool = False
+
+
+COLUMNS = (
+    Column("trials", "", "count"),
+    Column("\\|AP_I\\|", "spec.inputs"),
+    Column("\\|AP_O\\|", "spec.outputs"),
+    Column("formulas ei/si/es/ss/el/sl", "", "formulas"),
+    Column("synthesis", "synthesis.status", "cat"),
+    Column("peak BDD nodes", "synthesis.metrics.peak_nodes"),
+    Column("realizability ms", "synthesis.metrics.realizability_seconds", scale=1000, timing=True),
+    Column("extraction ms", "synthesis.metrics.extraction_seconds", scale=1000, timing=True),
+    Column("audit ms", "audit.seconds", scale=1000, timing=True),
+    Column("raw states", "synthesis.metrics.strategy_states"),
+    Column("reduced states", "audit.reduced_states"),
+    Column("realized states", "realize.capability_states"),
+    Column("well-separation", "separation.status", "cat"),
+    Column("audit verdict", "audit.status", "cat"),
+)
+
+
+def is_timing(name: str) -> bool:
+    """Columns that change from run to run (times, process ids, tracebacks)."""
+    return (name.endswith(("seconds", "_s", "_ms")) or ".timing." in name
+            or name in ("pid", "traceback"))
+
+
+def all_columns(rows: Iterable[dict]) -> list[str]:
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return sorted(names)
+
+
+def sorted_rows(rows: Iterable[dict]) -> list[dict]:
+    """Rows in a backend-independent order (by mission, configuration, then trial key)."""
+    return sorted(rows, key=lambda r: (str(r.get("mission_name")), str(r.get("config")),
+                                       str(r.get("key"))))
+
+
+def to_csv(rows: list[dict], timing: bool = True) -> str:
+    """All columns of all rows (a trial without a column gets an empty cell)."""
+    columns = [c for c in all_columns(rows) if timing or not is_timing(c)]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in sorted_rows(rows):
+        writer.writerow({c: row.get(c) for c in columns})
+    return buffer.getvalue()
+
+
+def write_parquet(rows: list[dict], path: Path) -> Path | None:
+    """Parquet copy of the trials when pyarrow is installed; None otherwise."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    columns = all_columns(rows)
+    table = pa.table({c: [None if r.get(c) is None else str(r.get(c)) for r in sorted_rows(rows)]
+                      for c in columns})
+    temp = path.with_suffix(".parquet.tmp")
+    pq.write_table(table, temp)
+    temp.replace(path)
+    return path
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def _num_cell(values: list[Any], scale: float) -> str:
+    numbers = [n * scale for n in map(_number, values) if n is not None]
+    if not numbers:
+        return MISSING
+    mean = statistics.fmean(numbers)
+    digits = 0 if all(float(n).is_integer() for n in numbers) and scale == 1 else 1
+    text = f"{mean:.{digits}f}" if digits or not mean.is_integer() else f"{int(mean)}"
+    if len(numbers) > 1:
+        sd = statistics.stdev(numbers)
+        if sd > 0:
+            text = f"{mean:.1f} ± {sd:.1f}"
+    return text
+
+
+def _cat_cell(values: list[Any]) -> str:
+    counts = Counter(MISSING if v is None else str(v) for v in values)
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{v}×{n}" for v, n in sorted(counts.items()))
+
+
+def _formulas_cell(group: list[dict]) -> str:
+    parts = []
+    for section in SECTIONS:
+        cell = _num_cell([r.get(f"spec.{section}") for r in group], 1)
+        parts.append(cell)
+    return "/".join(parts)
+
+
+def group_rows(rows: list[dict]) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = {}
+    for row in sorted_rows(rows):
+        groups.setdefault(tuple(str(row.get(g)) for g in GROUP), []).append(row)
+    return dict(sorted(groups.items()))
+
+
+def cell(column: Column, group: list[dict]) -> str:
+    if column.kind == "count":
+        return str(len(group))
+    if column.kind == "formulas":
+        return _formulas_cell(group)
+    values = [r.get(column.source) for r in group]
+    if column.kind == "cat":
+        if column.source == "separation.status" and all(v == NOT_AVAILABLE for v in values):
+            return NOT_AVAILABLE
+        return _cat_cell(values)
+    return _num_cell(values, column.scale)
+
+
+def markdown_table(rows: list[dict], timing: bool = True) -> str:
+    """One Markdown table per mission, one line per configuration (see :data:`GROUP`)."""
+    columns = [c for c in COLUMNS if timing or not c.timing]
+    out = []
+    by_mission: dict[str, dict[tuple, list[dict]]] = {}
+    for key, group in group_rows(rows).items():
+        by_mission.setdefault(key[0], {})[key] = group
+    for mission, groups in by_mission.items():
+        out.append(f"#### {mission}\n")
+        header = ["configuration", "order", "reordering", *[c.title for c in columns]]
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        for (_, config, order, reordering, threshold), group in groups.items():
+            reorder = "off" if reordering == "False" else (
+                "CUDD" if threshold == "None" else f"≥{threshold}")
+            cells = [config, order, reorder, *[cell(c, group) for c in columns]]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def plot(rows: list[dict], path: Path) -> Path | None:
+    """Peak BDD nodes and raw/reduced/realized states per configuration (PNG); None without
+    matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    groups = group_rows(rows)
+    missions = sorted({k[0] for k in groups})
+    figure, axes = plt.subplots(len(missions), 2, figsize=(12, 3.2 * len(missions)),
+                                squeeze=False)
+    for i, mission in enumerate(missions):
+        items = [(k, g) for k, g in groups.items() if k[0] == mission]
+        labels = [k[1] + ("" if k[3] == "True" else " (no reorder)") for k, _ in items]
+        x = range(len(items))
+
+        def stats(source: str, group: list[dict]) -> tuple[float, float]:
+            numbers = [n for n in (_number(r.get(source)) for r in group) if n is not None]
+            if not numbers:
+                return 0.0, 0.0
+            return statistics.fmean(numbers), statistics.stdev(numbers) if len(numbers) > 1 else 0.0
+
+        peak = [stats("synthesis.metrics.peak_nodes", g) for _, g in items]
+        axes[i][0].bar(x, [m for m, _ in peak], yerr=[s for _, s in peak], color="tab:blue")
+        axes[i][0].set_title(f"{mission}: peak BDD nodes (mean ± sd)")
+        width = 0.27
+        for j, (source, name) in enumerate((("synthesis.metrics.strategy_states", "raw"),
+                                            ("audit.reduced_states", "reduced"),
+                                            ("realize.capability_states", "realized"))):
+            values = [stats(source, g)[0] for _, g in items]
+            axes[i][1].bar([p + (j - 1) * width for p in x], values, width, label=name)
+        axes[i][1].set_title(f"{mission}: strategy states")
+        axes[i][1].legend()
+        for axis in axes[i]:
+            axis.set_xticks(list(x))
+            axis.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    figure.tight_layout()
+    temp = path.with_name(path.stem + ".tmp.png")
+    figure.savefig(temp, dpi=110)
+    plt.close(figure)
+    temp.replace(path)
+    return path
+
+
+def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep") -> list[Path]:
+    """``<name>.csv``, ``<name>.parquet`` (if pyarrow), ``<name>.md``, ``<name>.png`` (if
+    matplotlib) in ``out_dir``; returns the files written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    write_text_atomic(out / f"{name}.csv", to_csv(rows))
+    files.append(out / f"{name}.csv")
+    parquet = write_parquet(rows, out / f"{name}.parquet")
+    if parquet:
+        files.append(parquet)
+    write_text_atomic(out / f"{name}.md", markdown_table(rows))
+    files.append(out / f"{name}.md")
+    picture = plot(rows, out / f"{name}.png") if rows else None
+    if picture:
+        files.append(picture)
+    return files

@@ -1,0 +1,75 @@
+"""The sweep's results file: JSON Lines, one row per finished trial, appended and fsync'd.
+
+A run killed mid-write leaves at most one torn last line; :func:`read_rows` ignores it (and any
+other line that is not a complete JSON object) and :meth:`ResultStore.open` cuts it off before
+appending, so a rerun completes exactly the trials without a row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """Complete rows of a results file (torn or corrupt lines skipped); [] when absent."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_bytes().split(b"\n"):
+        try:
+            row = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(row, dict) and "key" in row:
+            rows.append(row)
+    return rows
+
+
+class ResultStore:
+    """Append-only results file; ``done`` holds the keys of the trials already recorded."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.done: set[str] = {row["key"] for row in read_rows(self.path)}
+        self._file = None
+
+    def open(self) -> ResultStore:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair()
+        self._file = open(self.path, "ab")  # noqa: SIM115 - held open across appends, closed in close()
+        return self
+
+    def _repair(self) -> None:
+        """Drop a torn last line (no trailing newline) left by an interrupted write."""
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with open(self.path, "r+b") as handle:
+                handle.truncate(data.rfind(b"\n") + 1)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Write one row durably (flush + fsync) and mark its trial done."""
+        if self._file is None:
+            self.open()
+        self._file.write(json.dumps(row, sort_keys=True, default=str).encode() + b"\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.done.add(row["key"])
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ResultStore:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
