@@ -1,0 +1,105 @@
+"""``bdi-supervisor solve SPEC`` — GR(1) synthesis of a hand-written spec.
+
+Reads ``.structuredslugs`` or ``.slugsin``, prints the verdict and metrics (``--json``: the
+synthesis record), optionally writes the explicit strategy (``--strategy OUT.json``, our
+``strategy.json`` format) or slugs' JSON strategy format (``--slugs-json OUT.json``).
+Exit 0 realizable, 1 unrealizable, 3 incomplete (a budget ran out), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE, SynthesisOptions
+
+EXIT_INCOMPLETE = 3
+
+
+def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
+    """Solver knobs shared by ``solve`` and ``synthesize``."""
+    group = parser.add_argument_group("solver")
+    group.add_argument("--order", choices=["as-written", "alphabetic", "random"], default=None,
+                       help="BDD declaration order (default: as written)")
+    group.add_argument("--seed", type=int, default=None, help="seed of --order random")
+    group.add_argument("--no-reorder", action="store_true",
+                       help="disable CUDD dynamic variable reordering")
+    group.add_argument("--reorder-threshold", type=int, default=None, metavar="NODES",
+                       help="sift when live nodes pass NODES (then at twice the size)")
+    group.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                       help="give up (INCOMPLETE) after SECONDS")
+    group.add_argument("--node-budget", type=int, default=None, metavar="NODES",
+                       help="give up (INCOMPLETE) beyond NODES live BDD nodes")
+    group.add_argument("--no-recycling", action="store_true",
+                       help="restart inner fixpoints from TRUE in every outer pass")
+    group.add_argument("--initial", choices=["all", "per-input"], default=None,
+                       help="initial strategy states: all valuations (slugs) or one per input")
+
+
+def options_from_args(args: argparse.Namespace, base: SynthesisOptions | None = None) -> SynthesisOptions:
+    options = base or SynthesisOptions()
+    if args.order is not None:
+        options.order = args.order
+    if args.seed is not None:
+        options.seed = args.seed
+    if args.no_reorder:
+        options.reordering = False
+    if args.reorder_threshold is not None:
+        options.reorder_threshold = args.reorder_threshold
+    if args.time_budget is not None:
+        options.time_budget = args.time_budget
+    if args.node_budget is not None:
+        options.node_budget = args.node_budget
+    if args.no_recycling:
+        options.recycling = False
+    if args.initial is not None:
+        options.initial = args.initial
+    options.validate("command line", "option")
+    return options
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "solve", help="GR(1) synthesis of a .structuredslugs / .slugsin spec",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("spec", help="SPEC.structuredslugs or SPEC.slugsin")
+    parser.add_argument("--json", action="store_true", help="print the synthesis record as JSON")
+    parser.add_argument("--strategy", metavar="OUT.json", help="write the explicit strategy")
+    parser.add_argument("--slugs-json", metavar="OUT.json",
+                        help="write the strategy in slugs' --explicitStrategy --jsonOutput format")
+    parser.add_argument("--no-strategy", action="store_true",
+                        help="decide realizability only (no explicit strategy)")
+    add_solver_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def exit_code(status: str) -> int:
+    return {REALIZABLE: 0, UNREALIZABLE: 1}.get(status, EXIT_INCOMPLETE)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bdi_supervisor.cli.synthesis_view import print_result, solving_status
+    from bdi_supervisor.spec.io import load_spec, write_text_atomic
+    from bdi_supervisor.synthesis import slugs_json
+    from bdi_supervisor.synthesis import strategy as strategy_io
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    spec = load_spec(args.spec)
+    options = options_from_args(args)
+    if args.no_strategy:
+        options.extract = False
+    with solving_status(spec.name, quiet=args.json) as progress:
+        result = synthesize(spec, options, progress=progress)
+    if result.strategy is not None:
+        if args.strategy:
+            strategy_io.save(result.strategy, args.strategy)
+        if args.slugs_json:
+            write_text_atomic(args.slugs_json,
+                              json.dumps(slugs_json.to_slugs_json(result.strategy, spec)))
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=1)
+        print()
+    else:
+        print_result(result)
+    return exit_code(result.status)

@@ -1,0 +1,167 @@
+"""Stage orchestration: mission → spec → synthesis → (later stages) and the output folder.
+
+Each stage is a small function from plain data to plain data; :func:`run` chains them and
+records one :class:`StageRecord` per stage in a :class:`PipelineRun`, which becomes
+``summary.json``. To add a stage (well-separation, audit, reduce, realize), write a
+``stage_<name>(run: PipelineRun) -> StageRecord`` function that reads what it needs from ``run``
+(``run.spec``, ``run.synthesis``, ``run.artifacts``), stores its result on ``run.artifacts``
+and writes its files into ``run.out_dir``; then insert it in :data:`STAGES`. A stage whose
+record has ``blocking=True`` and a non-OK status stops the chain (the remaining stages are not
+run) and makes the exit code non-zero.
+
+Output folder (DESIGN.md §4): ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
+``<mission>.slugsin``, ``strategy.json`` (when realizable) and ``summary.json``. Every file is
+written atomically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.spec.io import format_spec, write_text_atomic
+from bdi_supervisor.synthesis.result import (
+    REALIZABLE,
+    UNREALIZABLE,
+    SynthesisOptions,
+    SynthesisResult,
+)
+
+OK = "OK"
+
+
+@dataclass
+class StageRecord:
+    """One stage's outcome: ``status`` is the stage's own verdict (``OK``, ``REALIZABLE``…)."""
+
+    name: str
+    status: str
+    seconds: float = 0.0
+    record: dict = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    #: a non-OK status of a blocking stage stops the pipeline
+    blocking: bool = False
+    ok: bool = True
+
+
+@dataclass
+class PipelineRun:
+    """Everything the stages share; ``summary()`` is ``summary.json``."""
+
+    mission: Any
+    config: str
+    out_dir: Path | None
+    overrides: dict = field(default_factory=dict)
+    solver: SynthesisOptions = field(default_factory=SynthesisOptions)
+    progress: Callable[[dict], None] | None = None
+    spec: GR1Spec | None = None
+    synthesis: SynthesisResult | None = None
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    stages: list[StageRecord] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(s.ok for s in self.stages)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def write(self, name: str, text: str) -> str | None:
+        if self.out_dir is None:
+            return None
+        path = self.out_dir / name
+        write_text_atomic(path, text)
+        return str(path)
+
+    def summary(self) -> dict:
+        return {
+            "mission": self.mission.name,
+            "config": self.config,
+            "options": {k: v for k, v in self.overrides.items()},
+            "ok": self.ok,
+            "stages": [dataclasses.asdict(s) for s in self.stages],
+        }
+
+
+def config_label(options: Any) -> str:
+    """``one-hot-SP``, ``enumerated-F``, … from the mission's synthesis options."""
+    return f"{options.encoding}-{options.label}"
+
+
+def solver_options(mission_options: Any, base: SynthesisOptions | None = None) -> SynthesisOptions:
+    """Solver options from a mission's synthesis block (the spec already carries the order)."""
+    options = dataclasses.replace(base) if base else SynthesisOptions()
+    options.order = "as-written"
+    options.reordering = bool(mission_options.reordering) and options.reordering
+    if mission_options.reordering_threshold is not None and options.reorder_threshold is None:
+        options.reorder_threshold = mission_options.reordering_threshold
+    if mission_options.time_budget_s is not None and options.time_budget is None:
+        options.time_budget = mission_options.time_budget_s
+    if mission_options.node_budget is not None and options.node_budget is None:
+        options.node_budget = mission_options.node_budget
+    return options
+
+
+# ---------------------------------------------------------------- stages
+
+
+def stage_spec(run: PipelineRun) -> StageRecord:
+    """Generate the GR(1) spec; write ``.structuredslugs`` and ``.slugsin``."""
+    from bdi_supervisor.spec.generate import generate_spec
+
+    run.spec = generate_spec(run.mission, **run.overrides)
+    files = [run.write(f"{run.mission.name}.{kind}", format_spec(run.spec, kind))
+             for kind in ("structuredslugs", "slugsin")]
+    return StageRecord("spec", OK, record=run.spec.counts(), files=[f for f in files if f])
+
+
+def stage_synthesis(run: PipelineRun) -> StageRecord:
+    """Solve the spec; write ``strategy.json`` when realizable."""
+    from bdi_supervisor.synthesis import strategy as strategy_io
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    run.synthesis = result = synthesize(run.spec, run.solver, progress=run.progress)
+    files = []
+    if result.strategy is not None and run.out_dir is not None:
+        path = run.out_dir / "strategy.json"
+        strategy_io.save(result.strategy, path)
+        files.append(str(path))
+    return StageRecord("synthesis", result.status, record=result.to_dict(), files=files,
+                       blocking=True, ok=result.status == REALIZABLE)
+
+
+#: the stage chain; later stages insert themselves here
+STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_synthesis]
+
+
+def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | None = None,
+        solver: SynthesisOptions | None = None,
+        progress: Callable[[dict], None] | None = None,
+        stages: list[Callable[[PipelineRun], StageRecord]] | None = None) -> PipelineRun:
+    """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default)."""
+    overrides = dict(overrides or {})
+    options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
+    config = config_label(options)
+    folder = Path(out_dir) / mission.name / config if out_dir is not None else None
+    state = PipelineRun(mission, config, folder, overrides,
+                        solver_options(options, solver), progress)
+    for stage in stages or STAGES:
+        started = time.perf_counter()
+        record = stage(state)
+        record.seconds = time.perf_counter() - started
+        state.stages.append(record)
+        if record.blocking and not record.ok:
+            break
+    state.write("summary.json", json.dumps(state.summary(), indent=1))
+    return state
+
+
+__all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "StageRecord", "run",
+           "stage_spec", "stage_synthesis"]

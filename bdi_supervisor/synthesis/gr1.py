@@ -1,0 +1,169 @@
+"""GR(1) games on a :class:`~bdi_supervisor.synthesis.symbolic.SymbolicGame` (slugs' semantics).
+
+The Piterman–Pnueli–Sa'ar three nested fixpoint::
+
+    Z = nu Z. AND_j  mu Y. OR_i  nu X. cpre( (goal_j & Z') | Y' | (X' & !assumption_i) )
+
+with slugs' conventions: liveness clauses are transition predicates (they may mention next
+values), ``cpre`` lets the system answer after seeing the next input, the system must not be
+the first to violate safety, and the spec is realizable iff every initial input valuation
+allowed by ``env_init`` has an output valuation with ``sys_init`` inside the winning region
+(``A x. E y. env_init -> sys_init & Z``). An empty liveness section counts as one ``TRUE``
+clause.
+
+Implementation notes: the outer fixpoint is updated goal by goal (Gauss–Seidel), which reaches
+the same greatest fixpoint in fewer passes; *fixpoint recycling* starts every inner greatest
+fixpoint ``X[j][r][i]`` from its value in the previous outer pass (a sound upper bound because
+``Z`` only shrinks). The pass in which ``Z`` no longer changes leaves, per goal, the list of
+"paths" predicates ``(goal_j & Z') | Y' | (X' & !assumption_i)`` in slugs' order; strategy
+extraction (:mod:`bdi_supervisor.synthesis.extract`) builds the positional strategies from them.
+No Python loop ever runs over states here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bdi_supervisor.errors import BudgetExceeded
+from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
+
+Progress = Callable[[dict], None]
+
+
+@dataclass
+class Budget:
+    """Time (seconds) and live-node limits; :meth:`check` raises :class:`BudgetExceeded`."""
+
+    seconds: float | None = None
+    nodes: int | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    def check(self, game: SymbolicGame) -> None:
+        if self.seconds is not None and time.monotonic() - self.started > self.seconds:
+            raise BudgetExceeded("time", self.seconds)
+        if self.nodes is not None and len(game.bdd) > self.nodes:
+            raise BudgetExceeded("node", self.nodes)
+
+
+@dataclass
+class Reordering:
+    """Manual sifting when live nodes pass ``threshold`` (then the threshold doubles)."""
+
+    threshold: int
+
+    def maybe(self, game: SymbolicGame) -> None:
+        live = len(game.bdd)
+        if live > self.threshold:
+            game.bdd.reorder()
+            self.threshold = max(self.threshold, 2 * len(game.bdd))
+
+
+@dataclass
+class Solution:
+    """Result of :func:`solve`: the winning region and the strategy data of the last pass."""
+
+    winning: Function
+    realizable: bool
+    #: (goal index, paths predicate) in slugs' order, from the final outer pass
+    paths: list[tuple[int, Function]]
+    #: ``winning`` is the exact region (False after an early exit on unrealizability)
+    exact: bool = True
+    z_passes: int = 0
+    y_levels: int = 0
+    x_iterations: int = 0
+    #: first goal found unreachable from the initial states in the first pass (or None)
+    unreachable_goal: int | None = None
+
+
+def initial_ok(game: SymbolicGame, region: Function) -> bool:
+    """``A x. E y. env_init -> sys_init & region`` (slugs' standard initial semantics)."""
+    return initial_losing_inputs(game, region) == game.false
+
+
+def initial_losing_inputs(game: SymbolicGame, region: Function) -> Function:
+    """Initial input valuations (current input bits) with no winning initial output."""
+    good = game.exists(game.pre_out, ~game.env_init | (game.sys_init & region))
+    return ~good
+
+
+def safety_region(game: SymbolicGame, budget: Budget | None = None) -> Function:
+    """States from which the system keeps its safety forever (``nu Z. cpre(Z')``)."""
+    z = game.true
+    while True:
+        if budget is not None:
+            budget.check(game)
+        new = game.cpre_states(z)
+        if new == z:
+            return z
+        z = new
+
+
+def solve(game: SymbolicGame, *, recycling: bool = True, early_exit: bool = False,
+          budget: Budget | None = None, reorder_threshold: int | None = None,
+          progress: Progress | None = None) -> Solution:
+    """Solve the GR(1) game of ``game`` (see the module docstring)."""
+    goals = game.sys_live
+    assumptions = game.env_live
+    not_assumptions = [~a for a in assumptions]
+    reorder = Reordering(reorder_threshold) if reorder_threshold else None
+    cache: dict[tuple[int, int], list[Function]] = {}
+    z = game.true
+    solution = Solution(winning=z, realizable=False, paths=[])
+    first_pass = True
+    while True:
+        solution.z_passes += 1
+        changed = False
+        paths: list[tuple[int, Function]] = []
+        for j, goal in enumerate(goals):
+            reached = goal & game.prime(z)
+            y = game.false
+            level = 0
+            new_cache: dict[int, list[Function]] = {i: [] for i in range(len(assumptions))}
+            while True:
+                solution.y_levels += 1
+                live = reached | game.prime(y) if level else reached
+                y_new = y
+                for i, not_j in enumerate(not_assumptions):
+                    old = cache.get((j, i))
+                    x = (old[min(level, len(old) - 1)] if recycling and old else game.true)
+                    while True:
+                        solution.x_iterations += 1
+                        if budget is not None:
+                            budget.check(game)
+                        target = live | (game.prime(x) & not_j)
+                        x_new = game.cpre(target)
+                        if x_new == x:
+                            break
+                        x = x_new
+                    new_cache[i].append(x)
+                    paths.append((j, target))
+                    y_new |= x
+                    if reorder is not None:
+                        reorder.maybe(game)
+                if progress is not None:
+                    progress({"pass": solution.z_passes, "goal": j, "goals": len(goals),
+                              "level": level, "x_iterations": solution.x_iterations})
+                level += 1
+                if y_new == y:
+                    break
+                y = y_new
+            for i, xs in new_cache.items():
+                cache[(j, i)] = xs
+            if first_pass and solution.unreachable_goal is None and not initial_ok(game, y):
+                solution.unreachable_goal = j
+            z_new = z & y
+            if z_new != z:
+                changed = True
+                z = z_new
+                if early_exit and not initial_ok(game, z):
+                    solution.winning, solution.exact = z, False
+                    return solution
+        first_pass = False
+        if not changed:
+            break
+    solution.winning = z
+    solution.paths = paths
+    solution.realizable = initial_ok(game, z)
+    return solution

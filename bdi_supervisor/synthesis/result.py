@@ -1,0 +1,145 @@
+"""Synthesis options and the synthesis record (DESIGN.md §4.3).
+
+:class:`SynthesisOptions` are the knobs a mission or the CLI may set; :class:`SynthesisResult`
+is what :func:`bdi_supervisor.synthesis.synthesize.synthesize` returns: a status
+(``REALIZABLE | UNREALIZABLE | INCOMPLETE``), :class:`Metrics`, the explicit strategy when
+realizable, or a :class:`Failure` when not. ``to_dict`` gives the JSON record (``--json``,
+``summary.json``); the strategy itself is saved separately as ``strategy.json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.synthesis.strategy import Strategy
+
+REALIZABLE = "REALIZABLE"
+UNREALIZABLE = "UNREALIZABLE"
+INCOMPLETE = "INCOMPLETE"
+
+
+@dataclass
+class SynthesisOptions:
+    """Solver options.
+
+    ``order``: BDD declaration order ``as-written | alphabetic | random`` (``seed`` for random).
+    ``reordering``: CUDD's automatic dynamic reordering. ``reorder_threshold``: instead of
+    CUDD's own trigger, sift whenever live nodes pass this many between fixpoint steps (then the
+    threshold doubles). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
+    exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
+    outer pass. ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations
+    (slugs) or one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
+    """
+
+    order: str = "as-written"
+    seed: int = 0
+    reordering: bool = True
+    reorder_threshold: int | None = None
+    time_budget: float | None = None
+    node_budget: int | None = None
+    recycling: bool = True
+    extract: bool = True
+    initial: str = "all"
+    max_states: int | None = None
+    diagnose: bool = True
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<options>", key: str = "synthesis") -> SynthesisOptions:
+        """Options from a mapping (e.g. a mission's ``synthesis`` block), validated."""
+        known = {f for f in cls.__dataclass_fields__}
+        aliases = {"declaration_order": "order", "time_budget_s": "time_budget"}
+        values = {}
+        for name, value in (data or {}).items():
+            target = aliases.get(name, name)
+            if target not in known:
+                raise InputError("unknown synthesis option", file=source, key=f"{key}.{name}",
+                                 found=repr(name), expected=", ".join(sorted(known)))
+            values[target] = value
+        options = cls(**values)
+        options.validate(source, key)
+        return options
+
+    def validate(self, source: str = "<options>", key: str = "synthesis") -> None:
+        from bdi_supervisor.synthesis.symbolic import ORDERS
+
+        if self.order not in ORDERS:
+            raise InputError("unknown declaration order", file=source, key=f"{key}.order",
+                             found=repr(self.order), expected=" | ".join(ORDERS))
+        if self.initial not in ("all", "per-input"):
+            raise InputError("unknown initial-state mode", file=source, key=f"{key}.initial",
+                             found=repr(self.initial), expected="all | per-input")
+        for name in ("time_budget", "node_budget", "reorder_threshold", "max_states"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or value <= 0):
+                raise InputError("must be a positive number", file=source, key=f"{key}.{name}",
+                                 found=repr(value), expected="a number > 0")
+
+
+@dataclass
+class Metrics:
+    """Sizes and timings of one synthesis run (the paper's table columns)."""
+
+    inputs: int = 0
+    outputs: int = 0
+    input_bits: int = 0
+    output_bits: int = 0
+    formulas: dict[str, int] = field(default_factory=dict)
+    bdd_variables: int = 0
+    peak_nodes: int = 0
+    peak_live_nodes: int = 0
+    live_nodes: int = 0
+    winning_nodes: int = 0
+    reorderings: int = 0
+    z_passes: int = 0
+    y_levels: int = 0
+    x_iterations: int = 0
+    encoding_seconds: float = 0.0
+    realizability_seconds: float = 0.0
+    extraction_seconds: float = 0.0
+    strategy_states: int = 0
+    strategy_transitions: int = 0
+
+
+@dataclass
+class Failure:
+    """Why a spec is unrealizable, as far as cheap to tell.
+
+    ``level``: ``init`` (some initial input has no output satisfying ``sys_init``), ``safety``
+    (the system cannot keep its safety from some initial input), ``liveness`` (safety is
+    keepable, the goals are not). ``goal``/``goal_origin``: a liveness guarantee that cannot be
+    reached even once from the initial states, when one is found. ``env_initial``: an initial
+    input valuation from which the system loses.
+    """
+
+    level: str
+    message: str
+    goal: int | None = None
+    goal_origin: str | None = None
+    env_initial: dict | None = None
+
+
+@dataclass
+class SynthesisResult:
+    status: str
+    spec_name: str
+    metrics: Metrics
+    strategy: Strategy | None = None
+    failure: Failure | None = None
+    incomplete_reason: str | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def realizable(self) -> bool | None:
+        return {REALIZABLE: True, UNREALIZABLE: False}.get(self.status)
+
+    def to_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "realizable": self.realizable,
+            "spec": self.spec_name,
+            "metrics": asdict(self.metrics),
+            "failure": asdict(self.failure) if self.failure else None,
+            "incomplete_reason": self.incomplete_reason,
+            "options": self.options,
+        }

@@ -1,0 +1,493 @@
+"""Symbolic encoding of a GR(1) specification on CUDD (``dd.cudd``): the game arena.
+
+This module turns a :class:`~bdi_supervisor.spec.gr1.GR1Spec` into BDDs; it knows nothing about
+winning conditions' fixpoints (those are in :mod:`bdi_supervisor.synthesis.gr1`). It is shared by
+synthesis and the well-separation analysis.
+
+Bit encoding (slugs'): a Boolean ``a`` is one BDD variable ``a`` (current) and ``a'`` (next). An
+integer ``x:low...high`` has ``b`` bits, the fewest with ``2**b > high - low``, named ``x@0`` …
+``x@(b-1)`` (LSB first) plus their primed copies, and encodes ``value - low``. When the range is
+not a power of two, *range limits* ``x <= high`` are conjoined to the owner's initial condition
+and to its transition relation on the current and the next state (slugs' "thorough" mode).
+Integer arithmetic in formulas is exact (no overflow: sums grow a carry bit), as in slugs'
+compiler. The BDD variable order is interleaved: for each variable in the chosen declaration
+order, for each bit, the current bit then its primed copy.
+
+API (everything a fixpoint algorithm needs; all sets are ``dd.cudd.Function``)::
+
+    game = build_game(spec, order="as-written", seed=0, reordering=True)
+    game.bdd                         # the manager
+    game.env_init, game.sys_init     # over current bits (range limits included)
+    game.env_trans, game.sys_trans   # monolithic safety relations (current + next bits)
+    game.env_parts, game.sys_parts   # the same, as clustered conjunctive partitions
+    game.env_live, game.sys_live     # liveness clauses, over current + next bits
+    game.prime(u), game.unprime(u)   # rename current <-> next
+    game.cpre(paths)      # sys forces: A x'. env_trans -> E y'. sys_trans & paths
+    game.cpre_states(z)   # cpre(prime(z))
+    game.upre(paths)      # env forces: E x'. env_trans & A y'. sys_trans -> paths
+    game.pre_exists(paths)  # some joint move: E x' y'. env_trans & sys_trans & paths
+    game.image(states)    # joint successors (current bits)
+    game.encode(formula)  # any formula over declared variables
+    game.decode(assignment, primed=False)   # bits -> {name: bool | int}
+    game.assignment(values, primed=False)   # {name: value} -> bits
+    game.state_cube(values)                 # BDD of one (partial) valuation
+
+``paths`` arguments are transition predicates (current + next bits); targets given as states
+are primed first. Partitioned relations are used with early quantification: the existential
+quantification of next outputs is interleaved with the conjunction of the clusters
+(``and_exists``), and the universal quantification of next inputs with the disjunction of the
+negated env clusters (``or_forall``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import dd.cudd as cudd
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.spec.formula import (
+    Add,
+    And,
+    Compare,
+    Const,
+    Iff,
+    Implies,
+    Node,
+    Not,
+    Num,
+    Or,
+    Var,
+    Xor,
+)
+from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
+
+Function = cudd.Function
+
+ORDERS = ("as-written", "alphabetic", "random")
+
+#: clusters of the transition relations grow until their BDD passes this many nodes
+DEFAULT_CLUSTER_NODES = 20000
+
+
+def bit_names(var: Variable) -> list[str]:
+    """Current-state BDD variable names of ``var`` (LSB first)."""
+    if var.kind == "bool":
+        return [var.name]
+    return [f"{var.name}@{k}" for k in range(var.bits)]
+
+
+def primed_name(bit: str) -> str:
+    return bit + "'"
+
+
+def ordered_variables(spec: GR1Spec, order: str = "as-written", seed: int = 0) -> list[Variable]:
+    """The declaration order used for the BDD: as written, alphabetic, or shuffled by ``seed``."""
+    variables = list(spec.variables)
+    if order == "as-written":
+        return variables
+    if order == "alphabetic":
+        return sorted(variables, key=lambda v: v.name)
+    if order == "random":
+        random.Random(seed).shuffle(variables)
+        return variables
+    raise InputError("unknown declaration order", key="order", found=repr(order),
+                     expected=" | ".join(ORDERS))
+
+
+@dataclass
+class _Term:
+    """An integer term: ``value(bits) + const``, bits unsigned LSB first."""
+
+    bits: list[Function]
+    const: int
+
+
+@dataclass
+class SymbolicGame:
+    """The BDD arena of a GR(1) spec (see the module docstring for the API)."""
+
+    spec: GR1Spec
+    bdd: cudd.BDD
+    variables: list[Variable]
+    bits: dict[str, list[str]]
+    pre_in: list[str]
+    pre_out: list[str]
+    post_in: list[str]
+    post_out: list[str]
+    env_init: Function = None
+    sys_init: Function = None
+    env_parts: list[Function] = field(default_factory=list)
+    sys_parts: list[Function] = field(default_factory=list)
+    env_live: list[Function] = field(default_factory=list)
+    sys_live: list[Function] = field(default_factory=list)
+    cluster_nodes: int = DEFAULT_CLUSTER_NODES
+    #: env safety mentions next outputs: cpre falls back to slugs' literal formula
+    env_reads_next_outputs: bool = False
+
+    # ------------------------------------------------------------ construction
+
+    def __post_init__(self) -> None:
+        self._by_name = {v.name: v for v in self.variables}
+        self._prime = {b: primed_name(b) for b in self.pre_in + self.pre_out}
+        self._unprime = {p: b for b, p in self._prime.items()}
+        self.pre_vars = self.pre_in + self.pre_out
+        self.post_vars = self.post_in + self.post_out
+        self.true = self.bdd.true
+        self.false = self.bdd.false
+
+    def finish(self, env_parts: list[Function], sys_parts: list[Function]) -> None:
+        """Cluster the safety partitions and precompute the quantification schedules."""
+        self.env_parts = _cluster(env_parts, self.cluster_nodes, self.true)
+        self.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true)
+        self.env_trans = _conjoin(self.env_parts, self.true)
+        self.sys_trans = _conjoin(self.sys_parts, self.true)
+        post_out = set(self.post_out)
+        post_in = set(self.post_in)
+        self.env_reads_next_outputs = bool(post_out & self.bdd.support(self.env_trans))
+        self._sys_schedule = _schedule(self.bdd, self.sys_parts, post_out)
+        self._env_schedule = _schedule(self.bdd, self.env_parts, post_in)
+
+    # ------------------------------------------------------------ renaming
+
+    def prime(self, u: Function) -> Function:
+        """Rename current bits to next bits (``u`` must not mention next bits)."""
+        return self.bdd.let(self._prime, u)
+
+    def unprime(self, u: Function) -> Function:
+        """Rename next bits to current bits (``u`` must not mention current bits)."""
+        return self.bdd.let(self._unprime, u)
+
+    # ------------------------------------------------------------ quantifiers
+
+    def exists(self, names: Iterable[str], u: Function) -> Function:
+        names = list(names)
+        return self.bdd.exist(names, u) if names else u
+
+    def forall(self, names: Iterable[str], u: Function) -> Function:
+        names = list(names)
+        return self.bdd.forall(names, u) if names else u
+
+    def and_exists(self, u: Function, v: Function, names: Iterable[str]) -> Function:
+        """``E names. u & v`` in one pass."""
+        return cudd.and_exists(u, v, list(names))
+
+    def sys_exists(self, paths: Function, names: set[str] | None = None) -> Function:
+        """``E y'. sys_trans & paths`` (or over ``names``), clusters with early quantification."""
+        schedule = self._sys_schedule if names is None else _schedule(
+            self.bdd, self.sys_parts, names)
+        if not self.sys_parts:
+            return self.exists(names if names is not None else self.post_out, paths)
+        result = paths
+        for part, qvars in zip(self.sys_parts, schedule):
+            result = cudd.and_exists(result, part, qvars) if qvars else result & part
+        return result
+
+    # ------------------------------------------------------------ predecessors
+
+    def cpre(self, paths: Function) -> Function:
+        """States from which the system forces a transition into ``paths`` (slugs' semantics).
+
+        ``A x'. env_trans -> E y'. sys_trans & paths``: every admissible next input has an
+        answer satisfying the system's safety and ``paths``.
+        """
+        if self.env_reads_next_outputs:
+            moves = ~self.env_trans | (self.sys_trans & paths)
+            return self.forall(self.post_in, self.exists(self.post_out, moves))
+        result = self.sys_exists(paths)
+        if not self.env_parts:
+            return self.forall(self.post_in, result)
+        for part, qvars in zip(self.env_parts, self._env_schedule):
+            result = cudd.or_forall(~part, result, qvars) if qvars else ~part | result
+        return self.forall(self.post_in, result)
+
+    def cpre_states(self, target: Function) -> Function:
+        return self.cpre(self.prime(target))
+
+    def upre(self, paths: Function) -> Function:
+        """States from which the environment forces ``paths``.
+
+        ``E x'. env_trans & A y'. (sys_trans -> paths)``; the system losing its own safety
+        counts as the environment's success.
+        """
+        escape = self.sys_exists(~paths)  # some safe answer leaves paths
+        good = ~escape
+        if not self.env_parts:
+            return self.exists(self.post_in, good)
+        result = good
+        for part, qvars in zip(self.env_parts, self._env_schedule):
+            result = cudd.and_exists(result, part, qvars) if qvars else result & part
+        return self.exists(self.post_in, result)
+
+    def pre_exists(self, paths: Function) -> Function:
+        """States with some joint move (both players' safety) into ``paths``."""
+        result = self.sys_exists(paths, set(self.post_out) | set(self.post_in))
+        return self.exists(self.post_vars, result & self.env_trans)
+
+    def image(self, states: Function) -> Function:
+        """Joint successors of ``states`` (over current bits)."""
+        moves = states & self.env_trans & self.sys_trans
+        return self.unprime(self.exists(self.pre_vars, moves))
+
+    # ------------------------------------------------------------ formulas
+
+    def encode(self, formula: Node, clause: Clause | None = None) -> Function:
+        """The BDD of ``formula`` (over current and next bits)."""
+        try:
+            return self._formula(formula)
+        except InputError as error:
+            if clause is not None and clause.origin.source == "file":
+                raise error.at(file=clause.origin.file, line=clause.origin.line) from None
+            raise
+
+    def _bit(self, name: str, index: int, primed: bool) -> Function:
+        bit = self.bits[name][index]
+        return self.bdd.var(primed_name(bit) if primed else bit)
+
+    def _lookup(self, name: str) -> Variable:
+        var = self._by_name.get(name)
+        if var is None:
+            raise InputError("undeclared variable", found=repr(name),
+                             expected="a variable of [INPUT] or [OUTPUT]")
+        return var
+
+    def _formula(self, node: Node) -> Function:
+        if isinstance(node, Const):
+            return self.true if node.value else self.false
+        if isinstance(node, Var):
+            var = self._lookup(node.name)
+            if var.kind != "bool":
+                raise InputError("integer variable used as a proposition",
+                                 found=repr(node.name), expected="a comparison such as x = 1")
+            return self._bit(node.name, 0, node.primed)
+        if isinstance(node, Not):
+            return ~self._formula(node.arg)
+        if isinstance(node, And):
+            result = self.true
+            for arg in node.args:
+                result &= self._formula(arg)
+            return result
+        if isinstance(node, Or):
+            result = self.false
+            for arg in node.args:
+                result |= self._formula(arg)
+            return result
+        if isinstance(node, Xor):
+            return _xor(self._formula(node.left), self._formula(node.right))
+        if isinstance(node, Implies):
+            return ~self._formula(node.left) | self._formula(node.right)
+        if isinstance(node, Iff):
+            return self._formula(node.left).equiv(self._formula(node.right))
+        if isinstance(node, Compare):
+            return self._compare(node)
+        raise InputError("not a formula", found=type(node).__name__,
+                         expected="a Boolean formula")
+
+    def _term(self, node: Node) -> _Term:
+        if isinstance(node, Num):
+            return _Term([], node.value)
+        if isinstance(node, Var):
+            var = self._lookup(node.name)
+            if var.kind != "int":
+                raise InputError("Boolean variable used as an integer", found=repr(node.name),
+                                 expected="an integer variable or a number")
+            return _Term([self._bit(node.name, k, node.primed) for k in range(var.bits)],
+                         var.low)
+        if isinstance(node, Add):
+            left, right = self._term(node.left), self._term(node.right)
+            return _Term(self._add(left.bits, right.bits), left.const + right.const)
+        raise InputError("not an integer term", found=type(node).__name__,
+                         expected="a number, an integer variable or a sum")
+
+    def _add(self, a: list[Function], b: list[Function]) -> list[Function]:
+        """Ripple-carry sum of two unsigned bit vectors (one bit wider than the wider one)."""
+        if not a:
+            return list(b)
+        if not b:
+            return list(a)
+        width = max(len(a), len(b))
+        a = a + [self.false] * (width - len(a))
+        b = b + [self.false] * (width - len(b))
+        carry = self.false
+        out = []
+        for x, y in zip(a, b):
+            half = _xor(x, y)
+            out.append(_xor(half, carry))
+            carry = (x & y) | (carry & half)
+        out.append(carry)
+        return out
+
+    def _constant(self, value: int) -> list[Function]:
+        bits = []
+        while value:
+            bits.append(self.true if value & 1 else self.false)
+            value >>= 1
+        return bits
+
+    def _compare(self, node: Compare) -> Function:
+        left, right = self._term(node.left), self._term(node.right)
+        offset = left.const - right.const
+        a, b = left.bits, right.bits
+        if offset > 0:
+            a = self._add(a, self._constant(offset))
+        elif offset < 0:
+            b = self._add(b, self._constant(-offset))
+        width = max(len(a), len(b))
+        a = a + [self.false] * (width - len(a))
+        b = b + [self.false] * (width - len(b))
+        op = node.op
+        if op in ("=", "!="):
+            equal = self.true
+            for x, y in zip(a, b):
+                equal &= x.equiv(y)
+            return equal if op == "=" else ~equal
+        if op in (">", ">="):
+            a, b = b, a
+            op = "<" if op == ">" else "<="
+        # a < b (or a <= b), scanning from the LSB up
+        result = self.true if op == "<=" else self.false
+        for x, y in zip(a, b):
+            result = (~x & y) | (x.equiv(y) & result)
+        return result
+
+    # ------------------------------------------------------------ ranges
+
+    def limit(self, var: Variable, primed: bool = False) -> Function:
+        """``low <= var <= high`` on the bits (TRUE when the range fills its bits)."""
+        if var.kind == "bool" or (1 << var.bits) == var.high - var.low + 1:
+            return self.true
+        term = Compare("<=", Var(var.name, primed), Num(var.high))
+        return self._compare(term)
+
+    # ------------------------------------------------------------ valuations
+
+    def decode(self, assignment: dict[str, bool], primed: bool = False,
+               names: Sequence[str] | None = None) -> dict[str, bool | int]:
+        """Named values of an assignment to (current or next) bits; missing bits count as 0."""
+        result: dict[str, bool | int] = {}
+        for var in self.variables if names is None else [self._by_name[n] for n in names]:
+            bits = self.bits[var.name]
+            if primed:
+                bits = [primed_name(b) for b in bits]
+            if var.kind == "bool":
+                result[var.name] = bool(assignment.get(bits[0], False))
+            else:
+                result[var.name] = var.low + sum(
+                    1 << k for k, b in enumerate(bits) if assignment.get(b, False))
+        return result
+
+    def assignment(self, values: dict[str, bool | int], primed: bool = False) -> dict[str, bool]:
+        """Bits of a (partial) named valuation."""
+        result: dict[str, bool] = {}
+        for name, value in values.items():
+            var = self._lookup(name)
+            bits = self.bits[name]
+            if primed:
+                bits = [primed_name(b) for b in bits]
+            if var.kind == "bool":
+                result[bits[0]] = bool(value)
+            else:
+                code = int(value) - var.low
+                for k, bit in enumerate(bits):
+                    result[bit] = bool(code >> k & 1)
+        return result
+
+    def state_cube(self, values: dict[str, bool | int], primed: bool = False) -> Function:
+        return self.bdd.cube(self.assignment(values, primed))
+
+    def names_of(self, owner: str) -> list[str]:
+        return [v.name for v in self.variables if v.owner == owner]
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _xor(u: Function, v: Function) -> Function:
+    return u.bdd.apply("xor", u, v)
+
+
+def _conjoin(parts: Iterable[Function], true: Function) -> Function:
+    result = true
+    for part in parts:
+        result &= part
+    return result
+
+
+def _cluster(parts: list[Function], max_nodes: int, true: Function) -> list[Function]:
+    """Greedily conjoin consecutive parts while the cluster stays under ``max_nodes``."""
+    clusters: list[Function] = []
+    current = None
+    for part in parts:
+        if part == true:
+            continue
+        if current is None:
+            current = part
+            continue
+        joined = current & part
+        if joined.dag_size <= max_nodes:
+            current = joined
+        else:
+            clusters.append(current)
+            current = part
+    if current is not None:
+        clusters.append(current)
+    return clusters
+
+
+def _schedule(bdd: cudd.BDD, parts: list[Function], qvars: set[str]) -> list[list[str]]:
+    """For each part, the ``qvars`` that no later part mentions (quantified right after it).
+
+    Variables that no part mentions are quantified with the first part.
+    """
+    supports = [bdd.support(p) & qvars for p in parts]
+    schedule: list[list[str]] = [[] for _ in parts]
+    seen: set[str] = set()
+    for index in range(len(parts) - 1, -1, -1):
+        fresh = supports[index] - seen
+        schedule[index] = sorted(fresh)
+        seen |= supports[index]
+    if parts:
+        schedule[0] = sorted(set(schedule[0]) | (qvars - seen))
+    return schedule
+
+
+def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
+               reordering: bool = True, cluster_nodes: int = DEFAULT_CLUSTER_NODES,
+               bdd: cudd.BDD | None = None) -> SymbolicGame:
+    """Declare the bits of ``spec`` in a (fresh) CUDD manager and encode all its sections."""
+    if bdd is None:
+        bdd = cudd.BDD()
+    bdd.configure(reordering=reordering)
+    variables = ordered_variables(spec, order, seed)
+    bits: dict[str, list[str]] = {}
+    for var in variables:
+        if var.kind == "int" and var.high < var.low:
+            raise InputError("empty integer range", key=var.name,
+                             found=f"{var.low}...{var.high}", expected="low <= high")
+        bits[var.name] = bit_names(var)
+        for bit in bits[var.name]:
+            bdd.declare(bit, primed_name(bit))
+    pre_in = [b for v in variables if v.owner == "env" for b in bits[v.name]]
+    pre_out = [b for v in variables if v.owner == "sys" for b in bits[v.name]]
+    game = SymbolicGame(
+        spec=spec, bdd=bdd, variables=variables, bits=bits,
+        pre_in=pre_in, pre_out=pre_out,
+        post_in=[primed_name(b) for b in pre_in], post_out=[primed_name(b) for b in pre_out],
+        cluster_nodes=cluster_nodes,
+    )
+    env_limits = [v for v in variables if v.owner == "env"]
+    sys_limits = [v for v in variables if v.owner == "sys"]
+    game.env_init = _conjoin([game.encode(c.formula, c) for c in spec.env_init]
+                             + [game.limit(v) for v in env_limits], game.true)
+    game.sys_init = _conjoin([game.encode(c.formula, c) for c in spec.sys_init]
+                             + [game.limit(v) for v in sys_limits], game.true)
+    env_parts = [game.limit(v, p) for v in env_limits for p in (False, True)]
+    env_parts += [game.encode(c.formula, c) for c in spec.env_safety]
+    sys_parts = [game.limit(v, p) for v in sys_limits for p in (False, True)]
+    sys_parts += [game.encode(c.formula, c) for c in spec.sys_safety]
+    game.env_live = [game.encode(c.formula, c) for c in spec.env_liveness] or [game.true]
+    game.sys_live = [game.encode(c.formula, c) for c in spec.sys_liveness] or [game.true]
+    game.finish(env_parts, sys_parts)
+    return game
