@@ -51,6 +51,6 @@ def test_synthesize_cli_writes_the_output_folder(tmp_path, capsys):
     folder = tmp_path / "coffee_extended" / summary["config"]
     names = {p.name for p in folder.iterdir()}
     assert {"coffee_extended.structuredslugs", "coffee_extended.slugsin", "strategy.json",
-            "summary.json"} <= names
-    assert [s["name"] for s in summary["stages"]] == ["spec", "synthesis"]
-    assert summary["stages"][1]["status"] == "REALIZABLE"
+            "summary.json", "well_separation.json"} <= names
+    assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis"]
+    assert summary["stages"][2]["status"] == "REALIZABLE"
