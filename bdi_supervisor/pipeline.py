@@ -124,6 +124,26 @@ def stage_spec(run: PipelineRun) -> StageRecord:
     return StageRecord("spec", OK, record=run.spec.counts(), files=[f for f in files if f])
 
 
+def stage_well_separation(run: PipelineRun) -> StageRecord:
+    """Well-separation of the spec's env assumptions; write ``well_separation.json``.
+
+    Never blocks unless the mission's ``well_separation`` section asks for it
+    (``fail_on_non_well_separated`` / ``fail_on_incomplete``).
+    """
+    from bdi_supervisor.separation.stage import run_stage, settings
+
+    result = run_stage(run.spec, settings(run.mission), run.out_dir)
+    record = result.record
+    run.artifacts["well_separation"] = record
+    summary = {"status": record.status, "cases": record.cases,
+               "responsible_assumptions": [a.name for a in record.responsible_assumptions],
+               "core_assumptions": [a.name for a in record.core_assumptions],
+               "seconds": record.timing["total"]}
+    return StageRecord("well_separation", record.status, seconds=record.timing["total"],
+                       record=summary, files=[str(result.path)] if result.path else [],
+                       blocking=result.blocks, ok=not result.blocks)
+
+
 def stage_synthesis(run: PipelineRun) -> StageRecord:
     """Solve the spec; write ``strategy.json`` when realizable."""
     from bdi_supervisor.synthesis import strategy as strategy_io
@@ -176,8 +196,8 @@ def stage_realize(run: PipelineRun) -> StageRecord:
 
 
 #: the stage chain; later stages insert themselves here
-STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_synthesis, stage_audit,
-                                                      stage_realize]
+STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_well_separation,
+                                                      stage_synthesis, stage_audit, stage_realize]
 
 
 def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | None = None,

@@ -95,3 +95,32 @@ def test_cli_check_separation(capsys):
     assert main(["spec", mission, "--check-separation", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["status"] == "WELL_SEPARATED" and record["timing"]["total"] > 0
+
+
+FIXTURES = Path("/work/shared/reference/well_separation")
+
+
+def test_solve_check_separation(capsys):
+    spec = str(FIXTURES / "forklift_findstat_samepos.slugsin")
+    assert main(["solve", spec, "--check-separation", "--core"]) == 0  # realizable all the same
+    out = capsys.readouterr().out
+    assert "P-reach/E-just" in out and "core (1-minimal)" in out
+    assert main(["solve", spec, "--check-separation", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["well_separation"]["cases"] == ["P-reach/E-just"]
+
+
+def test_pipeline_writes_well_separation_json(tmp_path):
+    from bdi_supervisor import pipeline
+
+    mission = load_mission(_mission_file(tmp_path, "well_separation: {core: true}\n"))
+    run = pipeline.run(mission, out_dir=tmp_path / "out")
+    names = [s.name for s in run.stages]
+    assert names.index("well_separation") < names.index("synthesis")
+    stage = run.stages[names.index("well_separation")]
+    assert stage.status == "NON_WELL_SEPARATED" and stage.ok
+    data = json.loads(Path(stage.files[0]).read_text())
+    assert data["cases"] == ["P-all/E-just"] and data["core_complete"]
+    strict = load_mission(_mission_file(tmp_path, "well_separation: {fail_on_non_well_separated: true}\n"))
+    run = pipeline.run(strict, out_dir=tmp_path / "strict")
+    assert [s.name for s in run.stages][-1] == "well_separation" and run.exit_code == 1

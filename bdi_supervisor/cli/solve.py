@@ -4,6 +4,9 @@ Reads ``.structuredslugs`` or ``.slugsin``, prints the verdict and metrics (``--
 synthesis record), optionally writes the explicit strategy (``--strategy OUT.json``, our
 ``strategy.json`` format) or slugs' JSON strategy format (``--slugs-json OUT.json``).
 Exit 0 realizable, 1 unrealizable, 3 incomplete (a budget ran out), 2 bad input.
+``--check-separation [--core]`` first diagnoses well-separation of the env assumptions and
+prints it (with ``--json``: under the record's ``well_separation`` key); it never changes the
+exit code or stops the solve.
 """
 
 from __future__ import annotations
@@ -71,6 +74,9 @@ def register(subparsers) -> None:
     parser.add_argument("--no-strategy", action="store_true",
                         help="decide realizability only (no explicit strategy)")
     add_solver_arguments(parser)
+    from bdi_supervisor.cli.spec import add_separation_arguments
+
+    add_separation_arguments(parser, json_flag=False)
     parser.set_defaults(func=run)
 
 
@@ -87,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     options = options_from_args(args)
+    separation = None
+    if args.check_separation:
+        separation = _check_separation(spec, args, options)
     if args.no_strategy:
         options.extract = False
     with solving_status(spec.name, quiet=args.json) as progress:
@@ -98,8 +107,24 @@ def run(args: argparse.Namespace) -> int:
             write_text_atomic(args.slugs_json,
                               json.dumps(slugs_json.to_slugs_json(result.strategy, spec)))
     if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=1)
+        data = result.to_dict()
+        if separation is not None:
+            data["well_separation"] = separation.to_dict()
+        json.dump(data, sys.stdout, indent=1)
         print()
     else:
         print_result(result)
     return exit_code(result.status)
+
+
+def _check_separation(spec, args: argparse.Namespace, options: SynthesisOptions):
+    """``--check-separation``: diagnose before solving (never stops the solve)."""
+    from bdi_supervisor.separation import SeparationOptions, well_separation
+    from bdi_supervisor.separation.report import summary
+
+    record = well_separation(spec, SeparationOptions(
+        core=args.core, time_budget_s=options.time_budget, node_budget=options.node_budget,
+        order=options.order, seed=options.seed, reordering=options.reordering))
+    if not args.json:
+        sys.stdout.write(summary(record))
+    return record
