@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -23,10 +25,9 @@ from bdi_supervisor.ros.status import Level  # noqa: E402
 
 
 @pytest.fixture
-def mission(tmp_path):
-    path = tmp_path / "door.yaml"
-    path.write_text("name: door\n")
-    return path
+def mission():
+    # a real mission: the monitor core on main validates it (no properties: stream statistics)
+    return (Path(__file__).parent.parent / "config" / "missions" / "coffee.yaml").resolve()
 
 
 class DoorCore:
@@ -100,7 +101,7 @@ def test_verdict_flips_on_the_message_that_causes_it(rclpy_context, mission):
                           == Level.ERROR)
         status = probe.latest("bdi_monitor: door_open")
         assert status.values["seq_seen"] == "2" and status.values["latency_us"] == "1.5"
-        assert status.hardware_id == "door"
+        assert status.hardware_id == "coffee"
     finally:
         executor.shutdown()
         probe.node.destroy_node()
@@ -199,7 +200,7 @@ def test_two_processes_on_loopback(rclpy_context, ros_env, mission):
             stream = probe.latest("bdi_monitor: stream")
             return stream is not None and stream.values["accepted"] == "3"
         assert spin_until(executor, three, 15)
-        assert probe.latest("bdi_monitor: stream").hardware_id == "door"
+        assert probe.latest("bdi_monitor: stream").hardware_id == "coffee"
     finally:
         executor.shutdown()
         probe.node.destroy_node()

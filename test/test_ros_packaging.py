@@ -88,8 +88,7 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
     where = subprocess.run([sys.executable, "-c", "import bdi_monitor; print(bdi_monitor.__file__)"],
                            env=env, capture_output=True, text=True, cwd=tmp_path)
     assert where.stdout.strip().startswith(str(site)), where
-    mission = tmp_path / "m.yaml"
-    mission.write_text("name: m\n")
+    mission = (Path(__file__).parent.parent / "config" / "missions" / "coffee.yaml").resolve()
     process = subprocess.Popen(
         [str(prefix / "lib" / PACKAGE / "monitor_node"), "--ros-args",
          "-r", "__node:=installed_monitor",

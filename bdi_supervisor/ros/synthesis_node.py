@@ -50,17 +50,9 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
 
     Keys read by this node: ``audit`` (``PASS`` only when the supervisor may be deployed: raw
     and reduced audits passed; else ``FAIL`` / ``INCOMPLETE``, or ``None`` when nothing was
-    synthesized), ``status`` and ``defects`` (one line each). Uses ``bdi_supervisor.pipeline``
-    where installed, else chains the stages' own functions (spec → synthesis → audit stages →
-    realize) exactly as ``bdi-supervisor run`` does.
+    synthesized), ``status`` and ``defects`` (one line each). Chains the stages' own functions
+    (spec → synthesis → audit stages → realize) as ``bdi-supervisor run`` does.
     """
-    try:
-        from bdi_supervisor.pipeline import run_mission
-    except ModuleNotFoundError as error:
-        if error.name != "bdi_supervisor.pipeline":
-            raise
-    else:
-        return run_mission(mission_file, folder)
     from bdi_supervisor.audit.stage import audit_mission
     from bdi_supervisor.cli.realize import behavior_name, sm_outcomes
     from bdi_supervisor.mission import load_mission
