@@ -31,7 +31,7 @@ def start_node(module: str, ros_args: list[str], env: dict[str, str]) -> subproc
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def stop(process: subprocess.Popen, timeout: float = 10.0) -> tuple[int, str]:
+def stop(process: subprocess.Popen, timeout: float = 30.0) -> tuple[int, str]:
     """SIGINT the process (as launch does), wait; return its exit code and output."""
     if process.poll() is None:
         process.send_signal(signal.SIGINT)
