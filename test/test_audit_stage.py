@@ -77,3 +77,11 @@ def test_enumerated_goal_is_rewritten_to_capability_and_generic_outcome():
     assert predicate({"capability": 2}, {"completed": True})
     assert not predicate({"capability": 1}, {"completed": True})
     assert not predicate({"capability": 2}, {"completed": False})
+
+
+def test_audit_reads_the_encoding_off_the_strategy_not_the_mission_default():
+    enumerated_default = dataclasses.replace(
+        COFFEE, synthesis=dataclasses.replace(COFFEE.synthesis, encoding="enumerated"))
+    stages = audit_mission(coffee(), enumerated_default)
+    assert stages.raw_audit.encoding == "one-hot"
+    assert stages.raw_audit.verdict == "PASS" and stages.deployable

@@ -205,6 +205,7 @@ def audit_mission(strategy: Strategy, mission: Mission, spec: GR1Spec | None = N
     """:func:`audit_and_reduce` configured from a mission (and its spec's env liveness)."""
     config = audit_config(mission)
     goals = mission_goals(mission, strategy, config)
-    options = audit_options(config, spec, mission.synthesis.encoding)
+    # the strategy's own variables say its encoding (a run may override the mission's default)
+    options = audit_options(config, spec, infer_encoding(strategy))
     return audit_and_reduce(strategy, mission.catalog, goals, options, out_dir,
                             config.proceed_on_fail, config.proceed_on_incomplete, draw)
