@@ -33,41 +33,38 @@ ALL = [f"{e}:{lv}" for e in ("one-hot", "enumerated") for lv in LIVENESS]
 
 
 def measure(mission, encoding: str, label: str, budget: float) -> dict:
-    from bdi_supervisor.audit.auditor import AuditOptions, audit
-    from bdi_supervisor.realize.machine import build_machine
-    from bdi_supervisor.reduce.reducer import reduce
-    from bdi_supervisor.spec.generate import generate_spec
+    """One configuration through the pipeline (spec → well-separation → synthesis → audit raw →
+    reduce → audit reduced → realize); a failed raw audit still reduces, so the row has counts."""
+    from bdi_supervisor import pipeline
     from bdi_supervisor.synthesis.result import SynthesisOptions
-    from bdi_supervisor.synthesis.synthesize import synthesize
 
     liveness, pending = LIVENESS[label]
-    spec = generate_spec(replace(mission, synthesis=replace(
-        mission.synthesis, encoding=encoding, liveness=liveness, pending=pending)))
+    audit_section = {**mission.section("audit"), "proceed_on_fail": True}
+    mission = replace(mission, sections={**mission.sections, "audit": audit_section})
     started = time.perf_counter()
-    result = synthesize(spec, SynthesisOptions(time_budget=budget))
-    row = {"encoding": encoding, "config": label, "status": result.status,
-           "inputs": result.metrics.inputs, "outputs": result.metrics.outputs,
-           "input_bits": result.metrics.input_bits, "output_bits": result.metrics.output_bits,
-           "realizability_s": result.metrics.realizability_seconds,
-           "extraction_s": result.metrics.extraction_seconds,
+    run = pipeline.run(mission, overrides={"encoding": encoding, "liveness": liveness,
+                                           "pending": pending},
+                       solver=SynthesisOptions(time_budget=budget))
+    stages = {s.name: s for s in run.stages}
+    spec = stages["spec"].record
+    synthesis = stages["synthesis"].record
+    metrics = synthesis.get("metrics") or {}
+    row = {"encoding": encoding, "config": label, "status": synthesis.get("status"),
+           "inputs": spec["inputs"], "outputs": spec["outputs"],
+           "input_bits": spec["input_bits"], "output_bits": spec["output_bits"],
+           "well_separation": stages["well_separation"].status,
+           "realizability_s": metrics.get("realizability_seconds"),
+           "extraction_s": metrics.get("extraction_seconds"),
            "total_s": time.perf_counter() - started,
-           "peak_nodes": result.metrics.peak_nodes}
-    if result.strategy is None:
+           "peak_nodes": metrics.get("peak_nodes")}
+    if "audit" not in stages:
         return row
-    raw = result.strategy
-    env_liveness = [c.formula for c in spec.env_liveness]
-    options = AuditOptions(env_liveness=env_liveness, time_budget_s=60.0)
-    raw_audit = audit(raw, mission.catalog, options=options)
-    reduced = reduce(raw)
-    reduced_audit = audit(reduced, mission.catalog, options=options)
-    sm = {o: mission.catalog.sm_outcome_mappings.get(o, o) for o in mission.request.sm_outcomes}
-    machine = build_machine(reduced, mission.catalog, sm_outcomes=sm, source="bench")
-    row.update(raw=len(raw.states), reduced=len(reduced.states), realized=len(machine.states),
-               audit=raw_audit.verdict, audit_defects=raw_audit.defect_kinds,
-               audit_warnings=raw_audit.warning_kinds,
-               audit_reduced=reduced_audit.verdict,
-               trap_states=[len(d.states) for d in raw_audit.defects
-                            if "TRAP" in d.kind.upper()])
+    audit = stages["audit"].record
+    realize = stages.get("realize")
+    row.update(raw=audit["raw_states"], reduced=audit["reduced_states"],
+               realized=realize.record.get("capability_states") if realize else None,
+               audit=audit["raw_verdict"], audit_defects=audit["raw_defects"],
+               audit_warnings=audit["raw_warnings"], audit_reduced=audit["reduced_verdict"])
     return row
 
 
@@ -99,8 +96,8 @@ def _isolated(mission: str, item: str, budget: float) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     head = ("| encoding | config | props in / out (bits) | realizability s | peak BDD nodes | "
-            "raw / reduced / realized | audit raw | audit reduced |\n"
-            "|---|---|---|---|---|---|---|---|")
+            "well-separation | raw / reduced / realized | audit raw | audit reduced |\n"
+            "|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         props = f"{r['inputs']} / {r['outputs']} ({r['input_bits']} / {r['output_bits']})"
@@ -108,7 +105,7 @@ def markdown(rows: list[dict]) -> str:
             spent = (f"{r['realizability_s']:.2f}" if r.get("realizability_s")
                      else f"> {r['total_s']:.0f}")
             lines.append(f"| {r['encoding']} | {r['config']} | {props} | {r['status']} "
-                         f"({spent} s) | – | – | – | – |")
+                         f"({spent} s) | – | {r.get('well_separation', '–')} | – | – | – |")
             continue
         defects = ", ".join(r["audit_defects"]) or ""
         warnings = ", ".join(r["audit_warnings"])
@@ -116,7 +113,7 @@ def markdown(rows: list[dict]) -> str:
             f"; warnings: {warnings}" if warnings else "")
         lines.append(f"| {r['encoding']} | {r['config']} | {props} | "
                      f"{r['realizability_s']:.2f} | {r['peak_nodes']:,} | "
-                     f"{r['raw']} / {r['reduced']} / {r['realized']} | {verdict} | "
+                     f"{r['well_separation']} | {r['raw']} / {r['reduced']} / {r['realized'] or '–'} | {verdict} | "
                      f"{r['audit_reduced']} |")
     return "\n".join(lines)
 
