@@ -28,13 +28,16 @@ MISSING = "n/a"
 
 @dataclass(frozen=True)
 class Column:
-    """A table column: ``source`` row field, ``kind`` ``num`` (mean ± sd) or ``cat``."""
+    """A table column: ``source`` row field, ``kind`` ``num`` (mean ± sd) or ``cat``;
+    ``detail`` a field whose value, when set, is shown shortened after a ``cat`` value
+    (``INCOMPLETE (time budget)``)."""
 
     title: str
     source: str
     kind: str = "num"
     scale: float = 1.0
     timing: bool = False
+    detail: str | None = None
 
 
 COLUMNS = (
@@ -42,7 +45,7 @@ COLUMNS = (
     Column("\\|AP_I\\|", "spec.inputs"),
     Column("\\|AP_O\\|", "spec.outputs"),
     Column("formulas ei/si/es/ss/el/sl", "", "formulas"),
-    Column("synthesis", "synthesis.status", "cat"),
+    Column("synthesis", "synthesis.status", "cat", detail="synthesis.incomplete_reason"),
     Column("peak BDD nodes", "synthesis.metrics.peak_nodes"),
     Column("realizability ms", "synthesis.metrics.realizability_seconds", scale=1000, timing=True),
     Column("extraction ms", "synthesis.metrics.extraction_seconds", scale=1000, timing=True),
@@ -52,7 +55,10 @@ COLUMNS = (
     Column("realized states", "realize.capability_states"),
     Column("well-separation", "separation.status", "cat"),
     Column("audit verdict", "audit.status", "cat"),
+    Column("audit defects", "audit.raw_defects", "cat"),
 )
+#: an empty list of names (``audit.raw_defects`` of a clean audit) in a categorical cell
+NONE = "none"
 
 
 def is_timing(name: str) -> bool:
@@ -121,8 +127,24 @@ def _num_cell(values: list[Any], scale: float) -> str:
     return text
 
 
-def _cat_cell(values: list[Any]) -> str:
-    counts = Counter(MISSING if v is None else str(v) for v in values)
+def short_reason(reason: str) -> str:
+    """``time budget of 60 exhausted during strategy extraction (…)`` → ``time budget,
+    extraction``: which budget ran out, and whether the spec was already solved."""
+    head, found, _ = reason.partition(" budget")
+    text = f"{head} budget" if found else reason
+    return text + (", extraction" if "during strategy extraction" in reason else "")
+
+
+def _label(value: Any, detail: Any) -> str:
+    if value is None:
+        return MISSING
+    text = str(value) or NONE
+    return f"{text} ({short_reason(str(detail))})" if detail else text
+
+
+def _cat_cell(values: list[Any], details: list[Any] | None = None) -> str:
+    details = details or [None] * len(values)
+    counts = Counter(_label(v, d) for v, d in zip(values, details, strict=True))
     if len(counts) == 1:
         return next(iter(counts))
     return ", ".join(f"{v}×{n}" for v, n in sorted(counts.items()))
@@ -152,7 +174,8 @@ def cell(column: Column, group: list[dict]) -> str:
     if column.kind == "cat":
         if column.source == "separation.status" and all(v == NOT_AVAILABLE for v in values):
             return NOT_AVAILABLE
-        return _cat_cell(values)
+        details = [r.get(column.detail) for r in group] if column.detail else None
+        return _cat_cell(values, details)
     return _num_cell(values, column.scale)
 
 

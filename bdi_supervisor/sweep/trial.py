@@ -26,12 +26,16 @@ SKIPPED = "skipped"
 
 
 def flatten(record: Any, prefix: str, out: dict[str, Any]) -> None:
-    """Scalars of a nested record as ``prefix.key.sub`` columns; lists become their length."""
+    """Scalars of a nested record as ``prefix.key.sub`` columns; a list becomes its length
+    (``prefix.count``) and, when it holds only strings (defect kinds, names), also their
+    comma-separated text (``prefix``; ``""`` for an empty list)."""
     if isinstance(record, dict):
         for key, value in record.items():
             flatten(value, f"{prefix}.{key}", out)
     elif isinstance(record, (list, tuple)):
         out[f"{prefix}.count"] = len(record)
+        if all(isinstance(item, str) for item in record):
+            out[prefix] = ", ".join(record)
     elif record is None or isinstance(record, (bool, int, float, str)):
         out[prefix] = record
     else:
