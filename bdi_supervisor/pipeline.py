@@ -179,15 +179,20 @@ def stage_audit(run: PipelineRun) -> StageRecord:
 
 
 def stage_realize(run: PipelineRun) -> StageRecord:
-    """Realize the reduced strategy as a FlexBE behavior package in ``behavior/``."""
+    """Realize the reduced strategy as a FlexBE behavior package in ``behavior/``.
+
+    A strategy that cannot be realized (an :class:`InputError`) is a FAILED record, the error
+    kept in ``run.artifacts["realize_error"]``."""
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.realize.stage import realize_mission
 
     reduced = run.artifacts["audit"].reduced
     folder = run.out_dir / "behavior" if run.out_dir is not None else None
     try:
-        realization = realize_mission(reduced, run.mission, folder)
+        realization = realize_mission(reduced, run.mission, folder,
+                                      source=run.mission.file or "<mission>")
     except InputError as error:
+        run.artifacts["realize_error"] = error
         return StageRecord("realize", "FAILED", record={"error": error.describe()},
                            blocking=True, ok=False)
     run.artifacts["realization"] = realization

@@ -129,3 +129,43 @@ def test_run_supervisor_takes_external_adapters(folder):
     assert [s.outcome.forced for s in result.steps if s.capability == "soda"] == [True, False]
     with pytest.raises(Exception, match="unknown capability"):
         run_supervisor(mission_, prepared.machine, prepared.reduced, adapters={"fly": external})
+
+
+COFFEE = ROOT / "config" / "missions" / "coffee_extended.yaml"
+
+
+def test_quick_start_run_synthesizes_through_the_pipeline(capsys):
+    assert main(["run", str(COFFEE), "--sim", "forced", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "raw 7 → reduced 3 → realized 3" in out and "goal_reached" in out
+
+
+def test_synthesis_overrides_reach_the_supervisor(capsys):
+    from bdi_supervisor.cli.run import synthesize_mission
+    from bdi_supervisor.mission import load_mission
+
+    mission_ = load_mission(COFFEE)
+    assert synthesize_mission(mission_).machine.encoding == "one-hot"
+    assert synthesize_mission(mission_, {"encoding": "enumerated"}).machine.encoding == "enumerated"
+    code = main(["run", str(COFFEE), "--encoding", "enumerated", "--no-pending", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["audit"] == "PASS"
+    assert record["result"]["status"] == "goal_reached"
+
+
+def test_overrides_with_a_saved_folder_are_bad_input(folder, capsys):
+    assert main(["run", mission(folder), "--from", str(folder), "--encoding", "enumerated"]) == 2
+    err = capsys.readouterr().err
+    assert "--from" in err and "--encoding" in err and "Traceback" not in err
+
+
+def test_unrealizable_mission_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "stuck.yaml"
+    # the goal contradicts the initial condition forever: nothing can reach it
+    path.write_text(f"""name: stuck
+catalog: {CATALOG}
+request: {{initial_conditions: [prep_pay_a], goals: ['soda & !soda'], sm_outcomes: [finished]}}
+""")
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "unrealizable; nothing to run" in err and "Traceback" not in err

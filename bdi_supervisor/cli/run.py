@@ -1,12 +1,13 @@
 """``bdi-supervisor run MISSION.yaml [--sim pyrobosim|forced] [--force SCRIPT] [--seed N]
-[--bdi-log FILE] [--json] [--from DIR]``.
+[--bdi-log FILE] [--json] [--from DIR | --encoding E --liveness L --[no-]pending]``.
 
-Synthesizes the mission's supervisor (or loads a saved run folder with ``--from``), audits,
-reduces, builds the supervisor machine, and executes it with the embedded executor against the
-chosen simulator; prints the timeline. Exit 0 when the mission goal is reached, 1 when the run
-ends otherwise (failure outcome, assumption violation, adapter error, stop, step limit) or the
-supervisor fails its audit, 2 on bad input (including a bad catalog/adapter binding, reported
-before the robot moves).
+Obtains the mission's supervisor from the pipeline's stage chain (:func:`bdi_supervisor.pipeline.run`:
+spec, well-separation, synthesis, audit, reduce, audit, realize; the overrides change the
+mission's ``synthesis`` section as in ``synthesize``) or from a saved run folder (``--from``),
+and executes it with the embedded executor against the chosen simulator; prints the timeline.
+Exit 0 when the mission goal is reached, 1 when the run ends otherwise (failure outcome,
+assumption violation, adapter error, stop, step limit) or the supervisor fails its audit, 2 on
+bad input (including a bad catalog/adapter binding, reported before the robot moves).
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.synthesis import strategy as strategy_io
 from bdi_supervisor.synthesis.strategy import Strategy
+
+if TYPE_CHECKING:
+    from bdi_supervisor.pipeline import PipelineRun
 
 EXIT_OK, EXIT_NEGATIVE = 0, 1
 
@@ -46,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--from", dest="from_dir", metavar="DIR",
                         help="use a saved run folder (reduced.json, strategy.json) instead of "
                              "synthesizing")
+    add_override_arguments(parser)
     parser.add_argument("--max-steps", type=int, metavar="N", help="stop after N activations")
     parser.add_argument("--operator", action="store_true",
                         help="ask on the terminal for operator-decision outcomes")
@@ -58,10 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @dataclass
 class Prepared:
-    """The supervisor to run and how it was obtained."""
+    """The supervisor to run and how it was obtained (``reduced`` and ``machine`` are None
+    only when the audit failed: there is nothing to run)."""
 
     raw: Strategy | None
-    reduced: Strategy
+    reduced: Strategy | None
     machine: Any
     counts: dict[str, int | None] = field(default_factory=dict)
     audit: str | None = None
@@ -101,33 +108,46 @@ def load_folder(folder: Path, mission) -> Prepared:
     return Prepared(raw, reduced, machine, counts, audit, str(folder))
 
 
-def synthesize_mission(mission) -> Prepared:
-    """Spec → synthesis → audit (raw) → reduce → audit (reduced) → supervisor machine."""
+def synthesize_mission(mission, overrides: dict | None = None) -> Prepared:
+    """The supervisor from the pipeline's stage chain (:func:`bdi_supervisor.pipeline.run`:
+    spec → well-separation → synthesis → audit → reduce → audit → realize; nothing written).
+
+    ``overrides`` change the mission's ``synthesis`` section (``encoding``, ``liveness``…) as
+    ``bdi-supervisor synthesize`` does. A spec that yields no strategy (unrealizable,
+    incomplete, or stopped by the mission's ``well_separation`` section) or a strategy that
+    cannot be realized is bad input; a failed audit comes back as ``audit`` with no machine.
+    """
     try:
-        from bdi_supervisor.audit.auditor import audit
-        from bdi_supervisor.reduce.reducer import reduce
-        from bdi_supervisor.spec.generate import generate_spec
-        from bdi_supervisor.synthesis.synthesize import synthesize
+        from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: F401
     except ImportError as error:
         raise InputError("the synthesis pipeline is not available in this installation",
                          file=mission.file, found=str(error),
                          expected="a saved run folder (--from DIR)") from None
-    from bdi_supervisor.realize.machine import build_machine
+    from bdi_supervisor import pipeline
 
-    result = synthesize(generate_spec(mission))
-    if result.strategy is None:
-        raise InputError(f"the mission's spec is {result.status.lower()}; nothing to run",
+    return from_pipeline(pipeline.run(mission, overrides=overrides), mission)
+
+
+def from_pipeline(run: PipelineRun, mission) -> Prepared:
+    """The :class:`Prepared` supervisor of a finished :func:`bdi_supervisor.pipeline.run`."""
+    last = run.stages[-1]
+    if run.synthesis is None:
+        raise InputError(f"the {last.name} stage is {last.status}; nothing to run",
+                         file=mission.file, key=last.name)
+    raw = run.synthesis.strategy
+    if raw is None:
+        raise InputError(f"the mission's spec is {run.synthesis.status.lower()}; nothing to run",
                          file=mission.file, key="request")
-    raw = result.strategy
-    # without SM outcomes the request goals are recurrence goals (coffee: br_c)
-    goals = None if mission.request.sm_outcomes else [g.formula for g in mission.request.goals]
-    verdict = audit(raw, mission.catalog, goals=goals).verdict
-    reduced = reduce(raw)
-    machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
-                            source=mission.file or "<mission>")
-    counts = {"raw": len(raw.states), "reduced": len(reduced.states),
-              "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, verdict, mission.file or "")
+    if "realize_error" in run.artifacts:
+        raise run.artifacts["realize_error"]
+    audit = run.artifacts["audit"]
+    realization = run.artifacts.get("realization")
+    machine = realization.machine if realization is not None else None
+    counts = {"raw": len(raw.states),
+              "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
+              "realized": len(machine.states) if machine is not None else None}
+    status = next(s.status for s in run.stages if s.name == "audit")
+    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "")
 
 
 def _ask(activation, labels: list[str]) -> str:
@@ -161,8 +181,13 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
     mission = load_mission(args.mission)
+    overrides = overrides_from_args(args)
+    if args.from_dir and overrides:
+        raise InputError("a saved run folder is already synthesized", key="--from",
+                         found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
+                         expected="--from DIR or synthesis overrides, not both")
     prepared = (load_folder(Path(args.from_dir), mission) if args.from_dir
-                else synthesize_mission(mission))
+                else synthesize_mission(mission, overrides))
     if prepared.audit not in (None, "PASS"):
         message = f"supervisor audit {prepared.audit}; not executing"
         if args.json:

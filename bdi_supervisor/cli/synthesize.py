@@ -16,19 +16,16 @@ from bdi_supervisor import draw as drawing
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
 from bdi_supervisor.mission.model import ENCODINGS, LIVENESS
 
+#: the synthesis-section keys that :func:`add_override_arguments` overrides
+OVERRIDES = ("encoding", "liveness", "pending")
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "synthesize", help="run a mission: spec generation and GR(1) synthesis (and later stages)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
-    parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding")
-    parser.add_argument("--liveness", choices=LIVENESS, help="liveness treatment")
-    pending = parser.add_mutually_exclusive_group()
-    pending.add_argument("--pending", dest="pending", action="store_true", default=None,
-                         help="add pending memory for failure-capable capabilities")
-    pending.add_argument("--no-pending", dest="pending", action="store_false",
-                         help="no pending memory")
+    add_override_arguments(parser)
     parser.add_argument("--declaration-order", choices=["alphabetic", "as-written", "random"],
                         help="variable declaration order of the generated spec")
     parser.add_argument("--out", metavar="DIR", default="out",
@@ -39,6 +36,23 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def add_override_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--encoding``, ``--liveness``, ``--pending/--no-pending``: the mission's synthesis
+    section overridden (shared by ``synthesize`` and ``run``)."""
+    parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding")
+    parser.add_argument("--liveness", choices=LIVENESS, help="liveness treatment")
+    pending = parser.add_mutually_exclusive_group()
+    pending.add_argument("--pending", dest="pending", action="store_true", default=None,
+                         help="add pending memory for failure-capable capabilities")
+    pending.add_argument("--no-pending", dest="pending", action="store_false",
+                         help="no pending memory")
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict:
+    """The overrides given by :func:`add_override_arguments` (only those on the command line)."""
+    return {k: getattr(args, k) for k in OVERRIDES if getattr(args, k) is not None}
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -47,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.mission import load_mission
 
     mission = load_mission(args.mission)
-    overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending")
-                 if getattr(args, k) is not None}
+    overrides = overrides_from_args(args)
     if args.declaration_order:
         overrides["declaration_order"] = args.declaration_order
     if args.seed is not None:
