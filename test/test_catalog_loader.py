@@ -128,6 +128,33 @@ def test_bad_catalogs_are_located(old, new, message, line):
     assert "\n" not in text and "Traceback" not in text
 
 
+MEMORY = "memory:\n  sys_props: {seen: false}\n"
+
+
+@pytest.mark.parametrize("old, new, message, line", [
+    ("    item: {0: none, 1: a}\n", "    item: {0: none, 1: a}\n  env_props:\n    item: {0: x}\n",
+     "variable declared twice", 6),
+    ("    item: {0: none, 1: a}\n", "    item: {}\n", "at least one value", 4),
+    ("    item: {0: none, 1: a}\n", "    item: {zero: none}\n", "wrong type", 4),
+    ("  sys_props:\n", "  robot_props:\n", "unknown key", 3),
+    ("name: demo\n", "name: demo\n" + MEMORY + "  env_props: {seen: true}\n", "memory declared twice", 4),
+    ("name: demo\n", "name: demo\n" + MEMORY.replace("false", "maybe"), "wrong type", 3),
+    ("name: demo\n", "name: demo\n" + MEMORY.replace("seen", "se en"), "unsafe memory name", 3),
+])
+def test_bad_variable_and_memory_declarations_are_located(old, new, message, line):
+    assert old in BASE
+    with pytest.raises(InputError, match=message) as info:
+        _load(BASE.replace(old, new, 1))
+    assert info.value.file == "cat.yaml" and info.value.line == line
+
+
+def test_memory_owner_and_initial_value():
+    catalog = _load(BASE.replace("name: demo\n", "name: demo\n" + MEMORY + "  env_props: {door: true}\n"))
+    assert {(m.name, m.owner, m.initial) for m in catalog.memory.values()} == {
+        ("seen", "sys", False), ("door", "env", True)}
+    assert catalog.variables["item"].owner == "sys"
+
+
 def test_malformed_condition_column_points_into_the_file():
     with pytest.raises(InputError) as info:
         _load(BASE.replace('["!go"]', '["!go & & go"]', 1))

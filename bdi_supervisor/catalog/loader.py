@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -458,50 +459,48 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Na
 # ---------------------------------------------------------------- catalog
 
 
-def _variables(doc: YamlDoc, value: Any) -> dict[str, EnumVariable]:
-    out: dict[str, EnumVariable] = {}
+def _owned_entries(doc: YamlDoc, value: Any, section: str, expected: str,
+                   what: str) -> Iterator[tuple[str, str, Any, KeyPath]]:
+    """The ``name: item`` entries of ``section: {env_props: {...}, sys_props: {...}}`` as
+    ``(name, owner, item, key path)``; each name is an identifier declared once."""
     if value is None:
-        return out
-    doc.expect(value, dict, ("variable_mappings",), "a mapping with env_props / sys_props")
-    doc.check_keys(value, ("variable_mappings",), PROP_KINDS)
+        return
+    doc.expect(value, dict, (section,), "a mapping with env_props / sys_props")
+    doc.check_keys(value, (section,), PROP_KINDS)
+    seen: set[str] = set()
     for kind, block in value.items():
         if block is None:
             continue
-        path: KeyPath = ("variable_mappings", kind)
-        doc.expect(block, dict, path, "a mapping variable: {value: label}")
-        for name, labels in block.items():
+        path: KeyPath = (section, kind)
+        doc.expect(block, dict, path, expected)
+        for name, item in block.items():
             where = (*path, name)
-            check_identifier(doc, name, where, "variable")
-            if name in out:
-                raise doc.error("variable declared twice", where, found=f"'{name}'")
-            doc.expect(labels, dict, where, "a mapping integer value: label")
-            if not labels:
-                raise doc.error("a variable needs at least one value", where, found="{}")
-            for key in labels:
-                doc.expect(key, int, (*where, key), "an integer value")
-            out[name] = EnumVariable(name, "env" if kind == "env_props" else "sys",
-                                     {int(k): str(v) for k, v in labels.items()})
+            check_identifier(doc, name, where, what)
+            if name in seen:
+                raise doc.error(f"{what} declared twice", where, found=f"'{name}'")
+            seen.add(name)
+            yield name, "env" if kind == "env_props" else "sys", item, where
+
+
+def _variables(doc: YamlDoc, value: Any) -> dict[str, EnumVariable]:
+    out: dict[str, EnumVariable] = {}
+    for name, owner, labels, where in _owned_entries(
+            doc, value, "variable_mappings", "a mapping variable: {value: label}", "variable"):
+        doc.expect(labels, dict, where, "a mapping integer value: label")
+        if not labels:
+            raise doc.error("a variable needs at least one value", where, found="{}")
+        for key in labels:
+            doc.expect(key, int, (*where, key), "an integer value")
+        out[name] = EnumVariable(name, owner, {int(k): str(v) for k, v in labels.items()})
     return out
 
 
 def _memory(doc: YamlDoc, value: Any) -> dict[str, Memory]:
     out: dict[str, Memory] = {}
-    if value is None:
-        return out
-    doc.expect(value, dict, ("memory",), "a mapping with env_props / sys_props")
-    doc.check_keys(value, ("memory",), PROP_KINDS)
-    for kind, block in value.items():
-        if block is None:
-            continue
-        path: KeyPath = ("memory", kind)
-        doc.expect(block, dict, path, "a mapping name: initial value (true/false)")
-        for name, initial in block.items():
-            where = (*path, name)
-            check_identifier(doc, name, where, "memory")
-            if name in out:
-                raise doc.error("memory declared twice", where, found=f"'{name}'")
-            doc.expect(initial, bool, where, "true or false")
-            out[name] = Memory(name, "env" if kind == "env_props" else "sys", initial)
+    for name, owner, initial, where in _owned_entries(
+            doc, value, "memory", "a mapping name: initial value (true/false)", "memory"):
+        doc.expect(initial, bool, where, "true or false")
+        out[name] = Memory(name, owner, initial)
     return out
 
 
