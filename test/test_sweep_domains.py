@@ -51,7 +51,9 @@ def test_a_trial_over_its_budget_is_an_incomplete_row_not_an_error(tmp_path, bud
     assert row["status"] == "OK" and "error" not in row
     assert row["synthesis.status"] == "INCOMPLETE"
     assert row["audit.status"] == row["realize.status"] == "skipped"
+    assert row["well_separation.status"] == "WELL_SEPARATED"  # ran before synthesis
     assert f"| {label} |" in markdown_table([row])
+    assert "| WELL_SEPARATED | skipped |" in markdown_table([row])
 
 
 def test_defect_kinds_are_columns_and_reach_the_table():
@@ -79,3 +81,17 @@ def test_budget_reasons_shorten_to_the_budget_and_the_stage():
     assert short_reason("node budget of 5000000 exhausted during strategy extraction "
                         "(the spec is realizable)") == "node budget, extraction"
     assert short_reason("something else") == "something else"
+
+
+def test_trials_stopped_by_a_budget_do_not_count_as_empty_strategies():
+    base = {"mission_name": "p1", "config": "one-hot-FP", "declaration_order": "random",
+            "reordering": True, "reordering_threshold": None}
+    rows = [{**base, "key": "a", "synthesis.status": "REALIZABLE",
+             "synthesis.metrics.strategy_states": 61, "synthesis.metrics.peak_nodes": 1000},
+            {**base, "key": "b", "synthesis.status": "INCOMPLETE",
+             "synthesis.incomplete_reason": "time budget of 30 exhausted",
+             "synthesis.metrics.strategy_states": 0, "synthesis.metrics.peak_nodes": 400}]
+    line = markdown_table(rows, timing=False).splitlines()[4]
+    assert "| INCOMPLETE (time budget)×1, REALIZABLE×1 |" in line
+    assert "| 1000 |" in line and "| 61 |" in line
+    assert "400" not in line and "30.5" not in line

@@ -76,7 +76,8 @@ def fake_trial(params: dict) -> dict:
 
     trial = Trial(**params)
     return {"key": trial.key, "config": trial.config, "mission_name": "coffee", **params,
-            "status": "OK", "spec.inputs": 3, "synthesis.metrics.peak_nodes": 100 + params["seed"],
+            "status": "OK", "spec.inputs": 3, "synthesis.status": "REALIZABLE",
+            "synthesis.metrics.peak_nodes": 100 + params["seed"],
             "synthesis.metrics.realizability_seconds": 0.001}
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from bdi_supervisor.spec.gr1 import SECTIONS
 from bdi_supervisor.spec.io import write_text_atomic
-from bdi_supervisor.sweep.trial import NOT_AVAILABLE
+from bdi_supervisor.synthesis.result import INCOMPLETE, REALIZABLE, UNREALIZABLE
 
 #: what makes one configuration (a table line); seeds and repeats are aggregated over
 GROUP = ("mission_name", "config", "declaration_order", "reordering", "reordering_threshold")
@@ -30,7 +30,9 @@ MISSING = "n/a"
 class Column:
     """A table column: ``source`` row field, ``kind`` ``num`` (mean ± sd) or ``cat``;
     ``detail`` a field whose value, when set, is shown shortened after a ``cat`` value
-    (``INCOMPLETE (time budget)``)."""
+    (``INCOMPLETE (time budget)``); ``when`` the synthesis statuses of the trials a ``num``
+    column is measured on (a trial stopped by its budget has no strategy, and its peak is only
+    the peak so far)."""
 
     title: str
     source: str
@@ -38,6 +40,12 @@ class Column:
     scale: float = 1.0
     timing: bool = False
     detail: str | None = None
+    when: tuple[str, ...] | None = None
+
+
+#: synthesis ran to a verdict / produced a strategy
+FINISHED = (REALIZABLE, UNREALIZABLE)
+SOLVED = (REALIZABLE,)
 
 
 COLUMNS = (
@@ -46,17 +54,20 @@ COLUMNS = (
     Column("\\|AP_O\\|", "spec.outputs"),
     Column("formulas ei/si/es/ss/el/sl", "", "formulas"),
     Column("synthesis", "synthesis.status", "cat", detail="synthesis.incomplete_reason"),
-    Column("peak BDD nodes", "synthesis.metrics.peak_nodes"),
-    Column("realizability ms", "synthesis.metrics.realizability_seconds", scale=1000, timing=True),
-    Column("extraction ms", "synthesis.metrics.extraction_seconds", scale=1000, timing=True),
+    Column("peak BDD nodes", "synthesis.metrics.peak_nodes", when=FINISHED),
+    Column("realizability ms", "synthesis.metrics.realizability_seconds", scale=1000, timing=True,
+           when=FINISHED),
+    Column("extraction ms", "synthesis.metrics.extraction_seconds", scale=1000, timing=True,
+           when=SOLVED),
     Column("audit ms", "audit.seconds", scale=1000, timing=True),
-    Column("raw states", "synthesis.metrics.strategy_states"),
+    Column("raw states", "synthesis.metrics.strategy_states", when=SOLVED),
     Column("reduced states", "audit.reduced_states"),
     Column("realized states", "realize.capability_states"),
-    Column("well-separation", "separation.status", "cat"),
+    Column("well-separation", "well_separation.status", "cat"),
     Column("audit verdict", "audit.status", "cat"),
     Column("audit defects", "audit.raw_defects", "cat"),
 )
+BY_SOURCE = {c.source: c for c in COLUMNS if c.source}
 #: an empty list of names (``audit.raw_defects`` of a clean audit) in a categorical cell
 NONE = "none"
 
@@ -165,6 +176,12 @@ def group_rows(rows: list[dict]) -> dict[tuple, list[dict]]:
     return dict(sorted(groups.items()))
 
 
+def measured(column: Column, group: list[dict]) -> list[Any]:
+    """The column's values over the trials of ``group`` it is measured on (see ``when``)."""
+    return [r.get(column.source) for r in group
+            if column.when is None or r.get("synthesis.status") in column.when]
+
+
 def cell(column: Column, group: list[dict]) -> str:
     if column.kind == "count":
         return str(len(group))
@@ -172,11 +189,9 @@ def cell(column: Column, group: list[dict]) -> str:
         return _formulas_cell(group)
     values = [r.get(column.source) for r in group]
     if column.kind == "cat":
-        if column.source == "separation.status" and all(v == NOT_AVAILABLE for v in values):
-            return NOT_AVAILABLE
         details = [r.get(column.detail) for r in group] if column.detail else None
         return _cat_cell(values, details)
-    return _num_cell(values, column.scale)
+    return _num_cell(measured(column, group), column.scale)
 
 
 def markdown_table(rows: list[dict], timing: bool = True) -> str:
@@ -200,9 +215,15 @@ def markdown_table(rows: list[dict], timing: bool = True) -> str:
     return "\n".join(out)
 
 
+def _over_budget(group: list[dict]) -> str:
+    """`` [2/3 over budget]`` when some trials of the group stopped on a budget (no bars)."""
+    stopped = sum(r.get("synthesis.status") == INCOMPLETE for r in group)
+    return f" [{stopped}/{len(group)} over budget]" if stopped else ""
+
+
 def plot(rows: list[dict], path: Path) -> Path | None:
-    """Peak BDD nodes and raw/reduced/realized states per configuration (PNG); None without
-    matplotlib."""
+    """Peak BDD nodes and raw/reduced/realized states per configuration (PNG), over the trials
+    that finished (a label says how many stopped on a budget); None without matplotlib."""
     try:
         import matplotlib
 
@@ -216,11 +237,13 @@ def plot(rows: list[dict], path: Path) -> Path | None:
                                 squeeze=False)
     for i, mission in enumerate(missions):
         items = [(k, g) for k, g in groups.items() if k[0] == mission]
-        labels = [k[1] + ("" if k[3] == "True" else " (no reorder)") for k, _ in items]
+        labels = [k[1] + ("" if k[3] == "True" else " (no reorder)") + _over_budget(g)
+                  for k, g in items]
         x = range(len(items))
 
         def stats(source: str, group: list[dict]) -> tuple[float, float]:
-            numbers = [n for n in (_number(r.get(source)) for r in group) if n is not None]
+            numbers = [n for n in map(_number, measured(BY_SOURCE[source], group))
+                       if n is not None]
             if not numbers:
                 return 0.0, 0.0
             return statistics.fmean(numbers), statistics.stdev(numbers) if len(numbers) > 1 else 0.0
