@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from bdi_monitor.checker import Checker, check
 from bdi_monitor.counterexample import explain
-from bdi_monitor.logic import Atom, Until, parse
-from bdi_monitor.logic.ast import Temporal, walk
+from bdi_monitor.logic import parse
+from bdi_monitor.logic.ast import walk
 from bdi_monitor.models.beer import EXTRA, PHI1, PHI2, beer_structure
 from bdi_monitor.models.grid import grid_structure
 from bdi_monitor.product import explore
@@ -52,48 +52,34 @@ def test_certificates_replay_at_every_node(structure, f, data):
     replay(explain(checker, f, node), oracle)
 
 
-def _to_pmc(f) -> str:
-    from bdi_monitor.logic.ast import Binary, Const, Not
-    if isinstance(f, Const):
-        return "true" if f.value else "false"
-    if isinstance(f, Atom):
-        return f.name
-    if isinstance(f, Not):
-        return f"not ({_to_pmc(f.arg)})"
-    if isinstance(f, Binary):
-        a, b = _to_pmc(f.left), _to_pmc(f.right)
-        if f.op == "<->":
-            return f"(({a}) --> ({b})) and (({b}) --> ({a}))"
-        return f"({a}) {({'&': 'and', '|': 'or', '->': '-->'})[f.op]} ({b})"
-    if isinstance(f, Temporal):
-        return f"{f.op[0]} {f.op[1]} ({_to_pmc(f.arg)})"
-    assert isinstance(f, Until)
-    return f"{f.quantifier}(({_to_pmc(f.left)}) U ({_to_pmc(f.right)}))"
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(structures(max_worlds=1, modal=False, max_states=7, partial=False),
        st.lists(formulas(modal=False, depth=3), min_size=3, max_size=5))
 def test_agrees_with_pymodelchecking_on_plain_ctl(structure, fs):
-    pmc = pytest.importorskip("pyModelChecking")
+    pytest.importorskip("pyModelChecking")
     from pyModelChecking import CTL
 
-    world = structure.worlds[0]
-    reach, todo = {world.initial}, [world.initial]
-    while todo:
-        s = todo.pop()
-        for t in world.delta[s]:
-            if t is not None and t not in reach:
-                reach.add(t)
-                todo.append(t)
-    edges = {(s, t) for s in reach for t in world.delta[s] if t is not None}
-    kripke = pmc.Kripke(S=sorted(reach), S0=[world.initial], R=sorted(edges),
-                        L={s: set(world.labels[s]) for s in reach})
+    from bdi_monitor.pmc_bridge import translate, world_kripke
+
+    kripke = world_kripke(structure.worlds[0])
     checker = Checker(structure)
     for f in fs:
-        expected = set(CTL.modelcheck(kripke, _to_pmc(f)))
+        expected = set(CTL.modelcheck(kripke, translate(f, tagged=False)))
         got = {n.states[0] for n in checker.model.nodes(checker.sat(f))}
         assert got == expected, str(f)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(structures(max_states=3, partial=False), st.lists(formulas(depth=3), min_size=2, max_size=3))
+def test_tagged_pymodelchecking_peer_agrees_on_ctl_bdi(structure, fs):
+    """The peer of bench/ctl: CTL-BDI on the tagged-edge product, checked by pyModelChecking."""
+    pytest.importorskip("pyModelChecking")
+    from bdi_monitor.pmc_bridge import holds, tagged_kripke
+
+    kripke = tagged_kripke(structure)
+    checker = Checker(structure)
+    for f in fs:
+        assert holds(kripke, f) == checker.holds(f), str(f)
 
 
 def test_until_falsity_on_a_lasso_is_not_a_least_fixpoint():

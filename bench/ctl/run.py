@@ -5,7 +5,7 @@
 For every grid size: product nodes, BDD variables, peak live BDD nodes, and the seconds for
 building the structure, encoding it, computing the reachable set and checking phi1 and phi2
 with the symbolic checker; then pyModelChecking on the explicit tagged-edge product
-(bench/ctl/pmc_peer.py), in a subprocess with a timeout, and the ratio of its time to ours.
+(bdi_monitor/pmc_bridge.py), in a subprocess with a timeout, and the ratio of its time to ours.
 Sizes stop growing before one predicted (from the growth so far) to need more than --budget
 seconds; the peer stops after its first timeout. Verdicts of the two must agree.
 """
@@ -23,7 +23,6 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bdi_monitor.checker import Checker
 from bdi_monitor.logic import parse
@@ -50,7 +49,8 @@ def ours(n: int, obstacles: str) -> dict:
 
 
 def _peer(n: int, obstacles: str, queue: multiprocessing.Queue) -> None:
-    from pmc_peer import holds, tagged_kripke
+    from bdi_monitor.pmc_bridge import holds, tagged_kripke
+
     t0 = time.perf_counter()
     kripke = tagged_kripke(grid_structure(n, obstacles=obstacles))
     t1 = time.perf_counter()
