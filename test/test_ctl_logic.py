@@ -7,6 +7,7 @@ from ctl_strategies import formulas
 from hypothesis import given, settings
 
 from bdi_monitor.logic import Atom, Binary, Modal, Not, Temporal, Until, parse, to_text
+from bdi_monitor.logic.ast import walk
 from bdi_supervisor.errors import InputError
 
 
@@ -14,6 +15,7 @@ from bdi_supervisor.errors import InputError
 @given(formulas())
 def test_text_round_trip(f):
     assert parse(to_text(f)) == f
+    assert all(str(g) == to_text(g) for g in walk(f))  # str() of every node kind is the text
 
 
 def test_precedence_and_associativity():

@@ -16,7 +16,8 @@ MODALITIES = {"bel": "B", "des": "D", "int": "I"}
 
 
 class Formula:
-    """Base class of every CTL-BDI formula node."""
+    """Base class of every CTL-BDI formula node; ``str()`` is :func:`to_text` for all of them
+    (the node dataclasses define ``__repr__`` only)."""
 
     def children(self) -> tuple[Formula, ...]:
         return ()
@@ -31,18 +32,12 @@ class Const(Formula):
 
     value: bool
 
-    def __str__(self) -> str:
-        return to_text(self)
-
 
 @dataclass(frozen=True, eq=True)
 class Atom(Formula):
     """An atomic proposition, true where the current world's state is labelled with it."""
 
     name: str
-
-    def __str__(self) -> str:
-        return to_text(self)
 
 
 @dataclass(frozen=True, eq=True)
@@ -51,9 +46,6 @@ class Not(Formula):
 
     def children(self) -> tuple[Formula, ...]:
         return (self.arg,)
-
-    def __str__(self) -> str:
-        return to_text(self)
 
 
 @dataclass(frozen=True, eq=True)
@@ -67,9 +59,6 @@ class Binary(Formula):
     def children(self) -> tuple[Formula, ...]:
         return (self.left, self.right)
 
-    def __str__(self) -> str:
-        return to_text(self)
-
 
 @dataclass(frozen=True, eq=True)
 class Temporal(Formula):
@@ -80,9 +69,6 @@ class Temporal(Formula):
 
     def children(self) -> tuple[Formula, ...]:
         return (self.arg,)
-
-    def __str__(self) -> str:
-        return to_text(self)
 
 
 @dataclass(frozen=True, eq=True)
@@ -95,9 +81,6 @@ class Until(Formula):
 
     def children(self) -> tuple[Formula, ...]:
         return (self.left, self.right)
-
-    def __str__(self) -> str:
-        return to_text(self)
 
 
 @dataclass(frozen=True, eq=True)
@@ -113,9 +96,6 @@ class Modal(Formula):
 
     def children(self) -> tuple[Formula, ...]:
         return (self.arg,)
-
-    def __str__(self) -> str:
-        return to_text(self)
 
 
 TRUE = Const(True)
