@@ -1,18 +1,24 @@
 """Test oracles for synthesis, independent of the BDD code.
 
-- :func:`evaluate` — a formula's value on explicit valuations (exact integer arithmetic).
+- :func:`evaluate` — a formula's value on explicit valuations (the formula module's own,
+  re-exported; :func:`evaluate3` is the three-valued variant the enumeration prunes with).
 - :func:`check_strategy` — explicit-state check of a Mealy strategy against its spec (slugs'
   semantics): initial states, one successor per admissible next input and none otherwise,
   safety on every edge, and every cycle satisfying all env liveness satisfies all sys liveness.
-- :func:`random_specs` — a hypothesis strategy of small well-formed GR(1) specs.
+- :func:`random_specs` — a hypothesis strategy of small well-formed GR(1) specs;
+  :func:`compound` its connective step (shared with the parser's round-trip test).
+- :func:`components` — strongly connected components of an explicit graph (also used by
+  ``ws_oracle``).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 
 from hypothesis import strategies as st
 
+from bdi_supervisor.audit.graph import tarjan_scc
 from bdi_supervisor.spec.formula import (
     Add,
     And,
@@ -25,6 +31,7 @@ from bdi_supervisor.spec.formula import (
     Or,
     Var,
     Xor,
+    evaluate,
     has_prime,
 )
 from bdi_supervisor.spec.formula import variables as variables_of
@@ -35,33 +42,6 @@ _OPS = {
     "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
-
-
-def evaluate(node, cur: dict, nxt: dict | None = None):
-    """Value of ``node`` with unprimed names read from ``cur`` and primed ones from ``nxt``."""
-    if isinstance(node, Const):
-        return node.value
-    if isinstance(node, Num):
-        return node.value
-    if isinstance(node, Var):
-        return (nxt if node.primed else cur)[node.name]
-    if isinstance(node, Add):
-        return evaluate(node.left, cur, nxt) + evaluate(node.right, cur, nxt)
-    if isinstance(node, Compare):
-        return _OPS[node.op](evaluate(node.left, cur, nxt), evaluate(node.right, cur, nxt))
-    if isinstance(node, Not):
-        return not evaluate(node.arg, cur, nxt)
-    if isinstance(node, And):
-        return all(evaluate(a, cur, nxt) for a in node.args)
-    if isinstance(node, Or):
-        return any(evaluate(a, cur, nxt) for a in node.args)
-    if isinstance(node, Xor):
-        return evaluate(node.left, cur, nxt) != evaluate(node.right, cur, nxt)
-    if isinstance(node, Implies):
-        return (not evaluate(node.left, cur, nxt)) or evaluate(node.right, cur, nxt)
-    if isinstance(node, Iff):
-        return evaluate(node.left, cur, nxt) == evaluate(node.right, cur, nxt)
-    raise TypeError(node)
 
 
 def _all(clauses, cur, nxt=None) -> bool:
@@ -179,52 +159,16 @@ def valuations(variables: list[Variable]):
         yield dict(zip((v.name for v in variables), combo))
 
 
-def _sccs(nodes: list[int], edges: dict[int, list[int]]) -> list[list[int]]:
-    """Tarjan's algorithm, iterative."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    result: list[list[int]] = []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(edges.get(root, ())))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(edges.get(child, ()))))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                result.append(component)
-    return result
+def components(edges: Mapping[int, Sequence[int]]) -> list[set[int]]:
+    """Strongly connected components of ``node -> successors`` (every node a key), by the
+    auditor's iterative Tarjan (:func:`bdi_supervisor.audit.graph.tarjan_scc`)."""
+    order = list(edges)
+    position = {v: k for k, v in enumerate(order)}
+    component, count = tarjan_scc([[position[w] for w in edges[v]] for v in order])
+    groups: list[set[int]] = [set() for _ in range(count)]
+    for k, c in enumerate(component):
+        groups[c].add(order[k])
+    return groups
 
 
 def check_strategy(spec: GR1Spec, strategy: Strategy, initial: str = "all",
@@ -297,9 +241,8 @@ def check_strategy(spec: GR1Spec, strategy: Strategy, initial: str = "all",
     for j, goal in enumerate(c.formula for c in spec.sys_liveness):
         kept = {s: [t for t in ts if not evaluate(goal, full[s], full[t])]
                 for s, ts in edges.items()}
-        for component in _sccs(sorted(edges), kept):
-            members = set(component)
-            inner = [(s, t) for s in component for t in kept[s] if t in members]
+        for members in components(kept):
+            inner = [(s, t) for s in members for t in kept[s] if t in members]
             if inner and all(any(evaluate(a, full[s], full[t]) for s, t in inner)
                              for a in env_live):
                 problems.append(f"cycle through {sorted(members)[:8]} satisfies all env "
@@ -309,6 +252,16 @@ def check_strategy(spec: GR1Spec, strategy: Strategy, initial: str = "all",
 
 
 # ---------------------------------------------------------------- random specs
+
+
+def compound(sub: st.SearchStrategy, max_args: int = 2) -> st.SearchStrategy:
+    """One connective over formulas drawn from ``sub`` (``&``/``|`` with 2..``max_args``
+    arguments): the recursive step of every random formula strategy here."""
+    many = st.lists(sub, min_size=2, max_size=max_args).map(tuple)
+    return st.one_of(
+        st.builds(Not, sub), st.builds(And, many), st.builds(Or, many),
+        st.builds(Xor, sub, sub), st.builds(Implies, sub, sub), st.builds(Iff, sub, sub),
+    )
 
 
 @st.composite
@@ -345,19 +298,7 @@ def random_specs(draw, max_bools: int = 2, ints: bool = True) -> GR1Spec:
         return st.one_of(leaves) if leaves else st.just(Const(True))
 
     def formulas(primed_owners: set[str], unprimed: bool = True):
-        base = atoms(primed_owners, unprimed)
-        return st.recursive(
-            base,
-            lambda sub: st.one_of(
-                st.builds(Not, sub),
-                st.builds(lambda a, b: And((a, b)), sub, sub),
-                st.builds(lambda a, b: Or((a, b)), sub, sub),
-                st.builds(Implies, sub, sub),
-                st.builds(Iff, sub, sub),
-                st.builds(Xor, sub, sub),
-            ),
-            max_leaves=4,
-        )
+        return st.recursive(atoms(primed_owners, unprimed), compound, max_leaves=4)
 
     env_only = [v for v in variables if v.owner == "env"]
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from synthesis_checker import compound
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import (
@@ -46,16 +47,7 @@ atoms = st.one_of(
     st.builds(Compare, st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), terms, terms),
 )
 
-
-def _compound(sub):
-    many = st.lists(sub, min_size=2, max_size=3).map(tuple)
-    return st.one_of(
-        st.builds(Not, sub), st.builds(And, many), st.builds(Or, many),
-        st.builds(Xor, sub, sub), st.builds(Implies, sub, sub), st.builds(Iff, sub, sub),
-    )
-
-
-formulas = st.recursive(atoms, _compound, max_leaves=12)
+formulas = st.recursive(atoms, lambda sub: compound(sub, max_args=3), max_leaves=12)
 
 
 @settings(max_examples=400, deadline=None)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from synthesis_checker import components
+
 from bdi_supervisor.spec.formula import evaluate, variables
 from bdi_supervisor.spec.gr1 import GR1Spec
 
@@ -202,7 +204,7 @@ def replay(spec: GR1Spec, witness) -> None:
             assert game.index(nodes[nxt].state) == (xi, yi), "successor state mismatch"
             edges[node.id].append(nxt)
     safety = witness.details["kind"] != "abstract_liveness_trap"
-    for component in _sccs(edges):
+    for component in components(edges):
         internal = [(a, b) for a in component for b in edges[a] if b in component]
         if not internal:
             continue
@@ -212,39 +214,3 @@ def replay(spec: GR1Spec, witness) -> None:
                     for a, b in internal)
             for i in range(len(game.live)))
         assert trapped, f"cycle {sorted(component)} satisfies every env liveness clause"
-
-
-def _sccs(edges: dict[int, list[int]]) -> list[set[int]]:
-    """Tarjan's strongly connected components."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on: set[int] = set()
-    result: list[set[int]] = []
-    counter = [0]
-
-    def visit(v: int) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = set()
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                component.add(w)
-                if w == v:
-                    break
-            result.append(component)
-
-    for v in edges:
-        if v not in index:
-            visit(v)
-    return result
