@@ -6,9 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
-# the analysis runs on the synthesis engine (bdi_supervisor.synthesis.symbolic / gr1)
-pytest.importorskip("bdi_supervisor.synthesis.gr1", reason="synthesis engine not on this branch yet")
 from ws_oracle import replay
 
 from bdi_supervisor.cli.main import main

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-# the analysis runs on the synthesis engine (bdi_supervisor.synthesis.symbolic / gr1)
-pytest.importorskip("bdi_supervisor.synthesis.gr1", reason="synthesis engine not on this branch yet")
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ws_oracle import Explicit, classify, not_separated, replay
