@@ -1,8 +1,8 @@
 """Shared fixtures of the monitor tests: missions with their supervisors and built monitors.
 
-The supervisor comes from the real pipeline (synthesize → audit → reduce → machine) when the
-synthesis stage is installed, else from the saved run folder ``test/data/supervisors/<name>``
-(written by that pipeline), so the monitor tests run either way.
+The supervisor comes from the real pipeline (:func:`bdi_supervisor.cli.run.synthesize_mission`).
+``folder(name)`` is a saved run folder under ``test/data/supervisors`` for the ``--from`` tests;
+``test_saved_supervisors.py`` keeps those equal to what the pipeline produces.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from bdi_supervisor.cli.run import load_folder, synthesize_mission
-from bdi_supervisor.errors import InputError
+from bdi_supervisor.cli.run import synthesize_mission
 from bdi_supervisor.mission import load_mission
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,13 +24,6 @@ def folder(name: str) -> Path:
     return SAVED / name
 
 
-def saved_name(name: str) -> str:
-    """The saved supervisor of a mission (variants share their base mission's)."""
-    if name.startswith("quadcopter"):
-        return "quadcopter"
-    return name.replace("_faults", "")
-
-
 def prepared(name: str):
     """(mission, Prepared) for a shipped mission, built once per session.
 
@@ -43,13 +35,7 @@ def prepared(name: str):
         if name.startswith("quadcopter"):
             mission = replace(mission, synthesis=replace(mission.synthesis,
                                                          encoding="enumerated"))
-        try:
-            prep = synthesize_mission(mission)
-        except InputError as error:
-            if "not available" not in str(error):
-                raise
-            prep = load_folder(folder(saved_name(name)), mission)
-        _PREPARED[name] = (mission, prep)
+        _PREPARED[name] = (mission, synthesize_mission(mission))
     return _PREPARED[name]
 
 

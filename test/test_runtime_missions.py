@@ -9,48 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.realize.machine import build_machine
 from bdi_supervisor.runtime.forced import exhaustive_check
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
-RUNS = Path(__file__).resolve().parent / "data" / "runs"
 FOOD = ("bread0", "snacks0", "soda0", "butter0")
 WASTE = ("waste0", "waste1")
 _CACHE: dict[str, tuple] = {}
 
 
 def prepared(name: str):
-    """(mission, Prepared) for a shipped mission, once per test session.
-
-    Synthesized by the pipeline when every stage is installed; otherwise the supervisor saved
-    in ``test/data/runs/<mission>/`` (raw and reduced strategy written by the same pipeline) is
-    loaded and its raw strategy audited here, so the executor checks run either way.
-    """
+    """(mission, Prepared) for a shipped mission from the pipeline, once per test session."""
     if name not in _CACHE:
         path = MISSIONS / f"{name}.yaml"
         if not path.is_file():
             pytest.skip(f"mission {path.name} is not shipped yet")
-        from bdi_supervisor.cli.run import load_folder, synthesize_mission
+        from bdi_supervisor.cli.run import synthesize_mission
 
         mission = load_mission(path)
-        try:
-            prep = synthesize_mission(mission)
-        except InputError as error:
-            if "not available" not in str(error):
-                raise
-            folder = RUNS / name.removesuffix("_faults")
-            if not folder.is_dir():
-                pytest.skip(f"pipeline stage missing ({error.found}) and no saved run")
-            from bdi_supervisor.audit.auditor import audit
-
-            prep = load_folder(folder, mission)
-            goals = (None if mission.request.sm_outcomes
-                     else [g.formula for g in mission.request.goals])
-            prep.audit = audit(prep.raw, mission.catalog, goals=goals).verdict
-        _CACHE[name] = (mission, prep)
+        _CACHE[name] = (mission, synthesize_mission(mission))
     return _CACHE[name]
 
 
@@ -157,20 +136,17 @@ def test_two_rivers_crossings_failing_in_high_wind_still_bring_everything_across
 
 @pytest.mark.simulation
 def test_cli_runs_p1_with_faults_end_to_end(tmp_path, capsys):
-    import importlib.util
     import json
 
     from bdi_supervisor.cli.main import main
 
     pytest.importorskip("pyrobosim")
     log = tmp_path / "bdi.jsonl"
-    saved = ([] if importlib.util.find_spec("bdi_supervisor.synthesis.synthesize")
-             else ["--from", str(RUNS / "logistics_p1")])
     code = main(["run", str(MISSIONS / "logistics_p1_faults.yaml"), "--seed", "2",
-                 "--bdi-log", str(log), "--json", *saved])
+                 "--bdi-log", str(log), "--json"])
     record = json.loads(capsys.readouterr().out)
     assert code == 0, record["result"]["reason"]
-    assert record["audit"] in ("PASS", None)  # a saved folder without audit.json: None
+    assert record["audit"] == "PASS"
     counts = record["counts"]
     assert counts["raw"] > counts["reduced"] >= counts["realized"] > 0
     assert record["result"]["recoveries"]
