@@ -30,7 +30,8 @@ from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 INITIAL_MODES = ("all", "per-input")
 
 
-def positional_strategies(game: SymbolicGame, solution: Solution) -> list[Function]:
+def positional_strategies(game: SymbolicGame, solution: Solution,
+                          budget: Budget | None = None) -> list[Function]:
     """One transition predicate per goal: the moves the explicit strategy may take."""
     bdd = game.bdd
     key_vars = game.post_out
@@ -41,6 +42,8 @@ def positional_strategies(game: SymbolicGame, solution: Solution) -> list[Functi
         for goal, paths in solution.paths:
             if goal != j:
                 continue
+            if budget is not None:
+                budget.check(game)
             moves = paths & game.sys_trans
             cases = bdd.exist(key_vars, moves) & ~covered
             strategy |= cases & moves
@@ -95,7 +98,7 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
         bdd.configure(reordering=reordering)
 
 
-def lexmin_outputs(game: SymbolicGame, moves: Function) -> Function:
+def lexmin_outputs(game: SymbolicGame, moves: Function, budget: Budget | None = None) -> Function:
     """Keep, for every (state, next input), only the lexicographically smallest next output.
 
     Symbolic determinization over the next-output bits in declaration order (False first):
@@ -104,6 +107,8 @@ def lexmin_outputs(game: SymbolicGame, moves: Function) -> Function:
     bdd = game.bdd
     rest = list(game.post_out)
     for k, bit in enumerate(game.post_out):
+        if budget is not None:
+            budget.check(game)
         later = rest[k:]
         low_possible = bdd.exist(later, moves & ~bdd.var(bit))
         moves = moves & (~low_possible | ~bdd.var(bit))
@@ -113,8 +118,8 @@ def lexmin_outputs(game: SymbolicGame, moves: Function) -> Function:
 def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
              budget: Budget | None, max_states: int | None) -> Strategy:
     bdd = game.bdd
-    strategies = [lexmin_outputs(game, s & game.env_trans)
-                  for s in positional_strategies(game, solution)]
+    strategies = [lexmin_outputs(game, s & game.env_trans, budget)
+                  for s in positional_strategies(game, solution, budget)]
     goals = game.sys_live
     pre_vars = game.pre_vars
     post_vars = game.post_vars

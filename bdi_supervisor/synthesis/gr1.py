@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import dd.cudd as cudd
+
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 
@@ -34,17 +36,27 @@ Progress = Callable[[dict], None]
 
 @dataclass
 class Budget:
-    """Time (seconds) and live-node limits; :meth:`check` raises :class:`BudgetExceeded`."""
+    """Time (seconds) and live-node limits; :meth:`check` raises :class:`BudgetExceeded`.
+
+    The clock starts when the budget is made. Callers check between BDD operations (every
+    fixpoint step, every encoded clause, every extracted state), so a run stops at most one
+    CUDD operation (including a dynamic reordering CUDD starts inside it) after the limit:
+    a single operation cannot be interrupted. ``phase`` names the work in progress (set by the
+    caller, e.g. ``"encoding"``), for the report of an incomplete run.
+    """
 
     seconds: float | None = None
     nodes: int | None = None
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=lambda: time.monotonic())
+    phase: str = ""
 
-    def check(self, game: SymbolicGame) -> None:
+    def check(self, game: SymbolicGame | cudd.BDD) -> None:
         if self.seconds is not None and time.monotonic() - self.started > self.seconds:
             raise BudgetExceeded("time", self.seconds)
-        if self.nodes is not None and len(game.bdd) > self.nodes:
-            raise BudgetExceeded("node", self.nodes)
+        if self.nodes is not None:
+            bdd = game if isinstance(game, cudd.BDD) else game.bdd
+            if len(bdd) > self.nodes:
+                raise BudgetExceeded("node", self.nodes)
 
 
 @dataclass
@@ -102,15 +114,20 @@ def safety_region(game: SymbolicGame, budget: Budget | None = None) -> Function:
 
 def solve(game: SymbolicGame, *, recycling: bool = True, early_exit: bool = False,
           budget: Budget | None = None, reorder_threshold: int | None = None,
-          progress: Progress | None = None) -> Solution:
-    """Solve the GR(1) game of ``game`` (see the module docstring)."""
+          progress: Progress | None = None, solution: Solution | None = None) -> Solution:
+    """Solve the GR(1) game of ``game`` (see the module docstring).
+
+    ``solution``: a fresh :class:`Solution` to fill in place and return, so that a caller still
+    has the counters (passes, levels, iterations) when a budget stops the solve.
+    """
     goals = game.sys_live
     assumptions = game.env_live
     not_assumptions = [~a for a in assumptions]
     reorder = Reordering(reorder_threshold) if reorder_threshold else None
     cache: dict[tuple[int, int], list[Function]] = {}
     z = game.true
-    solution = Solution(winning=z, realizable=False, paths=[])
+    if solution is None:
+        solution = Solution(winning=z, realizable=False, paths=[])
     first_pass = True
     while True:
         solution.z_passes += 1

@@ -99,6 +99,9 @@ class Metrics:
     extraction_seconds: float = 0.0
     strategy_states: int = 0
     strategy_transitions: int = 0
+    #: the phase a budget stopped (``encoding | realizability | diagnosis | extraction``);
+    #: None when the run completed. The counters and sizes above are those reached so far.
+    stopped_in: str | None = None
 
 
 @dataclass

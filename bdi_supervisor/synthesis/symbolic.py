@@ -42,7 +42,7 @@ negated env clusters (``or_forall``).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import dd.cudd as cudd
@@ -67,6 +67,9 @@ from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 Function = cudd.Function
 
 ORDERS = ("as-written", "alphabetic", "random")
+
+#: called between BDD operations of the encoding; raises to stop it (e.g. ``Budget.check``)
+Check = Callable[[], None]
 
 #: clusters of the transition relations grow until their BDD passes this many nodes
 DEFAULT_CLUSTER_NODES = 20000
@@ -126,6 +129,8 @@ class SymbolicGame:
     cluster_nodes: int = DEFAULT_CLUSTER_NODES
     #: env safety mentions next outputs: cpre falls back to slugs' literal formula
     env_reads_next_outputs: bool = False
+    _env_trans: Function | None = field(default=None, repr=False)
+    _sys_trans: Function | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ construction
 
@@ -138,17 +143,31 @@ class SymbolicGame:
         self.true = self.bdd.true
         self.false = self.bdd.false
 
-    def finish(self, env_parts: list[Function], sys_parts: list[Function]) -> None:
+    def finish(self, env_parts: list[Function], sys_parts: list[Function],
+               check: Check | None = None) -> None:
         """Cluster the safety partitions and precompute the quantification schedules."""
-        self.env_parts = _cluster(env_parts, self.cluster_nodes, self.true)
-        self.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true)
-        self.env_trans = _conjoin(self.env_parts, self.true)
-        self.sys_trans = _conjoin(self.sys_parts, self.true)
+        self.env_parts = _cluster(env_parts, self.cluster_nodes, self.true, check)
+        self.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true, check)
         post_out = set(self.post_out)
         post_in = set(self.post_in)
-        self.env_reads_next_outputs = bool(post_out & self.bdd.support(self.env_trans))
+        env_support = set().union(*(self.bdd.support(p) for p in self.env_parts))
+        self.env_reads_next_outputs = bool(post_out & env_support)
         self._sys_schedule = _schedule(self.bdd, self.sys_parts, post_out)
         self._env_schedule = _schedule(self.bdd, self.env_parts, post_in)
+
+    @property
+    def env_trans(self) -> Function:
+        """The monolithic env safety relation (conjoined on first use)."""
+        if self._env_trans is None:
+            self._env_trans = _conjoin(self.env_parts, self.true)
+        return self._env_trans
+
+    @property
+    def sys_trans(self) -> Function:
+        """The monolithic sys safety relation (conjoined on first use)."""
+        if self._sys_trans is None:
+            self._sys_trans = _conjoin(self.sys_parts, self.true)
+        return self._sys_trans
 
     # ------------------------------------------------------------ renaming
 
@@ -415,11 +434,14 @@ def _conjoin(parts: Iterable[Function], true: Function) -> Function:
     return result
 
 
-def _cluster(parts: list[Function], max_nodes: int, true: Function) -> list[Function]:
+def _cluster(parts: list[Function], max_nodes: int, true: Function,
+             check: Check | None = None) -> list[Function]:
     """Greedily conjoin consecutive parts while the cluster stays under ``max_nodes``."""
     clusters: list[Function] = []
     current = None
     for part in parts:
+        if check is not None:
+            check()
         if part == true:
             continue
         if current is None:
@@ -455,8 +477,11 @@ def _schedule(bdd: cudd.BDD, parts: list[Function], qvars: set[str]) -> list[lis
 
 def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
                reordering: bool = True, cluster_nodes: int = DEFAULT_CLUSTER_NODES,
-               bdd: cudd.BDD | None = None) -> SymbolicGame:
-    """Declare the bits of ``spec`` in a (fresh) CUDD manager and encode all its sections."""
+               bdd: cudd.BDD | None = None, check: Check | None = None) -> SymbolicGame:
+    """Declare the bits of ``spec`` in a (fresh) CUDD manager and encode all its sections.
+
+    ``check`` is called before every clause and clustering step (a budget raises there).
+    """
     if bdd is None:
         bdd = cudd.BDD()
     bdd.configure(reordering=reordering)
@@ -477,17 +502,26 @@ def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
         post_in=[primed_name(b) for b in pre_in], post_out=[primed_name(b) for b in pre_out],
         cluster_nodes=cluster_nodes,
     )
+
+    def encode_all(clauses: list[Clause]) -> list[Function]:
+        encoded = []
+        for clause in clauses:
+            if check is not None:
+                check()
+            encoded.append(game.encode(clause.formula, clause))
+        return encoded
+
     env_limits = [v for v in variables if v.owner == "env"]
     sys_limits = [v for v in variables if v.owner == "sys"]
-    game.env_init = _conjoin([game.encode(c.formula, c) for c in spec.env_init]
+    game.env_init = _conjoin(encode_all(spec.env_init)
                              + [game.limit(v) for v in env_limits], game.true)
-    game.sys_init = _conjoin([game.encode(c.formula, c) for c in spec.sys_init]
+    game.sys_init = _conjoin(encode_all(spec.sys_init)
                              + [game.limit(v) for v in sys_limits], game.true)
     env_parts = [game.limit(v, p) for v in env_limits for p in (False, True)]
-    env_parts += [game.encode(c.formula, c) for c in spec.env_safety]
+    env_parts += encode_all(spec.env_safety)
     sys_parts = [game.limit(v, p) for v in sys_limits for p in (False, True)]
-    sys_parts += [game.encode(c.formula, c) for c in spec.sys_safety]
-    game.env_live = [game.encode(c.formula, c) for c in spec.env_liveness] or [game.true]
-    game.sys_live = [game.encode(c.formula, c) for c in spec.sys_liveness] or [game.true]
-    game.finish(env_parts, sys_parts)
+    sys_parts += encode_all(spec.sys_safety)
+    game.env_live = encode_all(spec.env_liveness) or [game.true]
+    game.sys_live = encode_all(spec.sys_liveness) or [game.true]
+    game.finish(env_parts, sys_parts, check)
     return game

@@ -1,7 +1,8 @@
 """``synthesize(spec, options) -> SynthesisResult``: encode, solve, diagnose, extract, measure.
 
 The one entry point the CLI, the pipeline and the nodes call. Budgets (time, nodes, strategy
-states) never raise: they give an ``INCOMPLETE`` result naming the budget.
+states) never raise: they give an ``INCOMPLETE`` result naming the budget and the phase it
+stopped, with the metrics reached so far.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import asdict
+
+import dd.cudd as cudd
 
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.spec.gr1 import GR1Spec
@@ -36,10 +39,10 @@ def spec_metrics(spec: GR1Spec) -> Metrics:
     )
 
 
-def _bdd_metrics(game: SymbolicGame, metrics: Metrics) -> None:
+def _bdd_metrics(bdd: cudd.BDD, metrics: Metrics) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        stats = game.bdd.statistics()
+        stats = bdd.statistics()
     metrics.bdd_variables = int(stats["n_vars"])
     metrics.peak_nodes = int(stats["peak_nodes"])
     metrics.peak_live_nodes = int(stats["peak_live_nodes"])
@@ -80,50 +83,94 @@ def diagnose(game: SymbolicGame, solution: gr1.Solution, budget: gr1.Budget | No
 
 def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
                progress: gr1.Progress | None = None) -> SynthesisResult:
-    """Decide realizability of ``spec`` and, when realizable, extract the explicit strategy."""
+    """Decide realizability of ``spec`` and, when realizable, extract the explicit strategy.
+
+    The time and node budgets cover the whole run: encoding, the fixpoints, the diagnosis of
+    an unrealizable spec and the strategy extraction. A run stopped by a budget keeps the
+    counters and BDD sizes reached so far, and names the phase (``Metrics.stopped_in``).
+    """
     options = options or SynthesisOptions()
     options.validate()
     metrics = spec_metrics(spec)
     result = SynthesisResult(INCOMPLETE, spec.name, metrics, options=asdict(options))
     budget = gr1.Budget(options.time_budget, options.node_budget)
-    started = time.perf_counter()
+    bdd = cudd.BDD()
     auto = options.reordering and options.reorder_threshold is None
-    game = build_game(spec, order=options.order, seed=options.seed, reordering=auto)
-    metrics.encoding_seconds = time.perf_counter() - started
-    solution = None
+    solution: gr1.Solution | None = None
+    clock = _PhaseClock(metrics, budget)
     try:
-        begin = time.perf_counter()
-        solution = gr1.solve(
-            game, recycling=options.recycling, budget=budget, progress=progress,
-            reorder_threshold=options.reorder_threshold if options.reordering else None)
-        metrics.realizability_seconds = time.perf_counter() - begin
-        metrics.z_passes = solution.z_passes
-        metrics.y_levels = solution.y_levels
-        metrics.x_iterations = solution.x_iterations
+        clock.enter("encoding")
+        game = build_game(spec, order=options.order, seed=options.seed, reordering=auto,
+                          bdd=bdd, check=lambda: budget.check(bdd))
+        clock.enter("realizability")
+        solution = gr1.Solution(winning=game.true, realizable=False, paths=[])
+        gr1.solve(game, recycling=options.recycling, budget=budget, progress=progress,
+                  reorder_threshold=options.reorder_threshold if options.reordering else None,
+                  solution=solution)
+        clock.leave()
         metrics.winning_nodes = solution.winning.dag_size
         if not solution.realizable:
             result.status = UNREALIZABLE
             if options.diagnose:
+                clock.enter("diagnosis")
                 result.failure = diagnose(game, solution, budget)
+                clock.leave()
         else:
             result.status = REALIZABLE
             if options.extract:
                 if progress is not None:
                     progress({"stage": "extract"})
-                begin = time.perf_counter()
+                clock.enter("extraction")
                 result.strategy = extract(game, solution, initial=options.initial,
                                           name=spec.name, budget=budget,
                                           max_states=options.max_states)
-                metrics.extraction_seconds = time.perf_counter() - begin
+                clock.leave()
                 metrics.strategy_states = len(result.strategy.states)
                 metrics.strategy_transitions = result.strategy.transition_count()
     except BudgetExceeded as exhausted:
+        phase = clock.phase
+        clock.leave()
         result.status = INCOMPLETE
         result.strategy = None
-        result.incomplete_reason = str(exhausted)
-        if solution is not None and solution.realizable:
-            result.incomplete_reason += " during strategy extraction (the spec is realizable)"
-        if solution is None:
-            metrics.realizability_seconds = time.perf_counter() - begin
-    _bdd_metrics(game, metrics)
+        result.failure = None
+        metrics.stopped_in = phase
+        result.incomplete_reason = f"{exhausted} during {_PHASE_TEXT.get(phase, phase)}"
+        if phase == "extraction":
+            result.incomplete_reason += " (the spec is realizable)"
+        elif phase == "diagnosis":
+            result.incomplete_reason += " (the spec is unrealizable)"
+    finally:
+        if solution is not None:
+            metrics.z_passes = solution.z_passes
+            metrics.y_levels = solution.y_levels
+            metrics.x_iterations = solution.x_iterations
+    _bdd_metrics(bdd, metrics)
     return result
+
+
+_PHASE_SECONDS = {"encoding": "encoding_seconds", "realizability": "realizability_seconds",
+                  "extraction": "extraction_seconds"}
+_PHASE_TEXT = {"encoding": "spec encoding", "realizability": "the realizability fixpoint",
+               "diagnosis": "the unrealizability diagnosis", "extraction": "strategy extraction"}
+
+
+class _PhaseClock:
+    """Adds the wall time of each phase to its ``Metrics`` field and names it on the budget."""
+
+    def __init__(self, metrics: Metrics, budget: gr1.Budget) -> None:
+        self.metrics = metrics
+        self.budget = budget
+        self.phase = ""
+        self.begin = 0.0
+
+    def enter(self, phase: str) -> None:
+        self.leave()
+        self.phase = self.budget.phase = phase
+        self.begin = time.perf_counter()
+
+    def leave(self) -> None:
+        name = _PHASE_SECONDS.get(self.phase)
+        if name is not None:
+            setattr(self.metrics, name, getattr(self.metrics, name)
+                    + time.perf_counter() - self.begin)
+        self.phase = ""
