@@ -91,6 +91,8 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
     if initial not in INITIAL_MODES:
         raise ValueError(f"initial must be one of {INITIAL_MODES}")
     bdd = game.bdd
+    # the monolithic relations are conjoined on first use: do it while reordering may still help
+    game.env_trans, game.sys_trans  # noqa: B018
     reordering = bdd.configure(reordering=False)["reordering"]
     try:
         return _extract(game, solution, initial, name, budget, max_states)
