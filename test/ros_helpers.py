@@ -31,13 +31,18 @@ def start_node(module: str, ros_args: list[str], env: dict[str, str]) -> subproc
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def stop(process: subprocess.Popen, timeout: float = 30.0) -> tuple[int, str]:
-    """SIGINT the process (as launch does), wait; return its exit code and output."""
+def stop(process: subprocess.Popen, number: int = signal.SIGINT,
+         timeout: float = 30.0) -> tuple[int, str]:
+    """Send SIGINT (as launch does) or ``number``, wait; return the exit code and the output.
+
+    ``timeout`` only guards against a hung process (killed, and said so in the output): nodes
+    stop within about a second (``bdi_supervisor.ros.node_main``)."""
     if process.poll() is None:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(number)
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         process.kill()
         output, _ = process.communicate()
+        output += f"\n[test] killed: still running {timeout:.0f} s after the signal\n"
     return process.returncode, output

@@ -120,7 +120,6 @@ def test_a_failed_audit_publishes_the_defect_and_hands_nothing_over(rclpy_contex
     assert not (tmp_path / "attempt_1" / "reduced.json").exists()
 
 
-@pytest.mark.xfail(reason="known defect: the monitor node with the real monitor core does not always exit on SIGINT within 30 s on a loaded machine (open in issue 10/11)", strict=False)
 def test_forced_outcome_coffee_mission_end_to_end_over_topics(rclpy_context, ros_env, spin,
                                                               tmp_path):
     """Three processes (synthesis, supervisor, monitor) and this test's listener on loopback:

@@ -183,7 +183,6 @@ def test_main_exits_2_with_a_clear_error(ros_env, capsys):
     assert "mission" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(reason="known defect: the monitor node with the real monitor core does not always exit on SIGINT within 30 s on a loaded machine (open in issue 10/11)", strict=False)
 def test_two_processes_on_loopback(rclpy_context, ros_env, mission):
     """The node in its own process (its real ``main``), the probe here; SIGINT ends it with 0."""
     process = start_node("bdi_monitor.ros.monitor_node",

@@ -74,7 +74,6 @@ def test_colcon_install_layout(installed):
 
 
 @pytest.mark.ros
-@pytest.mark.xfail(reason="known defect: the monitor node with the real monitor core does not always exit on SIGINT within 30 s on a loaded machine (open in issue 10/11)", strict=False)
 def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_context, tmp_path):
     """Start ``lib/bdi_supervisor/monitor_node`` from the install space with the arguments a
     ``launch_ros`` Node action builds (``-r __node:=``, ``--params-file``, ``-p``) and see it on

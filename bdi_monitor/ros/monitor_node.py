@@ -25,7 +25,7 @@ from std_msgs.msg import String
 from bdi_monitor.ros import port
 from bdi_monitor.ros.stream import StreamStats
 from bdi_supervisor.ros import diagnostics, params, qos, topics
-from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
+from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
 
 NODE_NAME = "bdi_monitor"
@@ -64,15 +64,20 @@ class MonitorNode(SuiteNode):
         self.stream = StreamStats()
         self.core_errors = 0
         self.core = core
-        try:
-            if self.core is None:
-                self.core = port.create_monitor(mission)
-        except port.CoreUnavailable as error:
-            if require_core:
-                raise ParameterError("require_core", True,
-                                     f"false, or the monitor core installed ({error})") from None
-            self.get_logger().warning(f"{error}: reporting stream statistics only")
-        self.launch = self.core.launch_verdicts() if self.core else []
+        if self.core is None:
+            self.get_logger().info(f"building the monitor of {mission} (synthesis, "
+                                   "launch-time model check)")
+        with interruptible():  # SIGINT/SIGTERM stop the synthesis and the model check at once
+            try:
+                if self.core is None:
+                    self.core = port.create_monitor(mission)
+            except port.CoreUnavailable as error:
+                if require_core:
+                    raise ParameterError("require_core", True,
+                                         f"false, or the monitor core installed ({error})"
+                                         ) from None
+                self.get_logger().warning(f"{error}: reporting stream statistics only")
+            self.launch = self.core.launch_verdicts() if self.core else []
         self.verdicts: dict[str, port.Verdict] = {}
         self.publisher = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                qos.DIAGNOSTICS)
@@ -121,6 +126,11 @@ class MonitorNode(SuiteNode):
     def publish(self) -> None:
         stamp = self.get_clock().now().to_msg()
         self.publisher.publish(diagnostics.to_array(self.statuses(), stamp))
+
+    def destroy_node(self) -> None:
+        """Also drop the core, so its BDD managers are freed now rather than at interpreter exit."""
+        super().destroy_node()
+        self.core = None
 
 
 def main(args: list[str] | None = None) -> int:

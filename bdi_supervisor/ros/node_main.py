@@ -6,12 +6,27 @@ A node that cannot start (bad parameter, bad mission file) raises :class:`Parame
 :meth:`SuiteNode.finish` with an exit code (otherwise it spins until SIGINT/SIGTERM). Shutdown
 order is executor → node → context (the other order leaves an executor thread running during
 ``rclpy.shutdown()``).
+
+SIGINT and SIGTERM are a stop request (:data:`STOP`), not an exception: :func:`run` installs
+handlers that record the signal, and the spin loop polls it (within 0.1 s), then shuts down in
+order and returns 0. Python's default SIGINT handling raises ``KeyboardInterrupt`` wherever the
+main thread happens to be; in the spin loop that is often inside rclpy's per-callback objects,
+where it is lost ("Exception ignored in: Future.__del__", and the node spins on until killed) or
+leaves half-built ones that print a traceback. Long work that must stop at once (synthesis, the
+monitor's launch-time model check) runs inside :func:`interruptible`, where a signal raises
+``KeyboardInterrupt``; if that one is lost too, the recorded request still ends the process as
+soon as the work returns. A signal that arrives before :func:`run` (while Python imports rclpy,
+the first few tenths of a second) gets Python's default handling.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import rclpy
 from rclpy.context import Context
@@ -21,6 +36,7 @@ from rclpy.exceptions import (
     ParameterUninitializedException,
 )
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.logging import get_logger
 from rclpy.node import Node
 
 from bdi_supervisor.errors import InputError
@@ -30,6 +46,10 @@ EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
 STARTUP_ERRORS = (InputError, InvalidParameterTypeException, InvalidParameterValueException,
                   ParameterUninitializedException)
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: longest wait of the spin loop: the latency of a stop request
+POLL_SECONDS = 0.1
+
 
 class ParameterError(ValueError):
     """A node parameter that is missing or invalid: names the parameter, what was found and
@@ -38,6 +58,58 @@ class ParameterError(ValueError):
     def __init__(self, name: str, found: object, expected: str) -> None:
         super().__init__(f"parameter '{name}': found {found!r}; expected {expected}")
         self.name = name
+
+
+class StopRequest:
+    """The process's SIGINT/SIGTERM handling while a node runs (see the module docstring)."""
+
+    def __init__(self) -> None:
+        #: the first stop signal received since :meth:`install`, else ``None``
+        self.signal: int | None = None
+        self._interruptible = 0
+        self._previous: dict[int, object] = {}
+
+    def install(self) -> bool:
+        """Handle the stop signals (main thread only; elsewhere: ``False``, nothing changed)."""
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        self.signal = None
+        for number in STOP_SIGNALS:
+            self._previous.setdefault(number, signal.signal(number, self._on_signal))
+        return True
+
+    def restore(self) -> None:
+        """Put back the handlers :meth:`install` replaced."""
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    @property
+    def requested(self) -> bool:
+        return self.signal is not None
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Run the block so that a stop signal interrupts it with ``KeyboardInterrupt``
+        (also raised on entry if a stop was already requested)."""
+        self._interruptible += 1
+        try:
+            if self.requested:
+                raise KeyboardInterrupt
+            yield
+        finally:
+            self._interruptible -= 1
+
+    def _on_signal(self, number: int, frame: FrameType | None) -> None:
+        if self.signal is None:
+            self.signal = number
+        if self._interruptible:
+            raise KeyboardInterrupt
+
+
+#: the one stop request of this process (signal handlers are per process)
+STOP = StopRequest()
+interruptible = STOP.interruptible
 
 
 class SuiteNode(Node):
@@ -52,41 +124,52 @@ class SuiteNode(Node):
 
 def run(factory: Callable[[Context], SuiteNode], name: str,
         args: list[str] | None = None) -> int:
-    """Run the node made by ``factory(context)`` until it finishes or is interrupted."""
+    """Run the node made by ``factory(context)`` until it finishes or is stopped.
+
+    ``args=None``: the process's own command line; the stop handlers then stay installed
+    through interpreter exit. With explicit ``args`` (in-process callers) the previous
+    handlers are put back on return.
+    """
+    STOP.install()
+    try:
+        return _run(factory, name, sys.argv if args is None else args)
+    finally:
+        if args is not None:
+            STOP.restore()
+
+
+def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str]) -> int:
     context = Context()
-    rclpy.init(args=sys.argv if args is None else args, context=context)
+    rclpy.init(args=args, context=context)
     try:
         node = factory(context)
     except (ParameterError, *STARTUP_ERRORS) as error:
         print(f"error: {name}: {error}", file=sys.stderr)
         context.try_shutdown()
         return EXIT_BAD_INPUT
-    except (KeyboardInterrupt, ExternalShutdownException):  # interrupted while starting up
+    except (KeyboardInterrupt, ExternalShutdownException):
+        why = signal.Signals(STOP.signal).name if STOP.requested else "shutdown"
+        get_logger(name).info(f"stopped while starting up ({why})")
         context.try_shutdown()
         return EXIT_OK
     return spin(node, context)
 
 
 def spin(node: SuiteNode, context: Context) -> int:
-    """Spin ``node`` alone until it finishes or the context shuts down; clean up; exit code."""
+    """Spin ``node`` alone until it finishes, a stop is requested or the context shuts down;
+    clean up; return the exit code."""
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     try:
-        while context.ok() and node.exit_code is None:
-            executor.spin_once(timeout_sec=0.1)
+        while context.ok() and node.exit_code is None and not STOP.requested:
+            executor.spin_once(timeout_sec=POLL_SECONDS)
     except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        pass  # an interruptible callback was stopped, or the context was shut down
     finally:
         code = node.exit_code
-        _quietly(executor.shutdown)
-        _quietly(node.destroy_node)
+        if STOP.requested:
+            node.get_logger().info(f"stopping on {signal.Signals(STOP.signal).name}")
+        executor.shutdown()
+        node.destroy_node()
         context.try_shutdown()
     return EXIT_OK if code is None else code
-
-
-def _quietly(step: Callable[[], object]) -> None:
-    """Run one shutdown step; a second SIGINT during shutdown must not skip the rest."""
-    try:
-        step()
-    except KeyboardInterrupt:
-        step()

@@ -38,7 +38,7 @@ from std_srvs.srv import Trigger
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, params, qos, topics, wire
-from bdi_supervisor.ros.node_main import SuiteNode, run
+from bdi_supervisor.ros.node_main import SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
 from bdi_supervisor.ros.supervisor_node import sha256
 
@@ -138,7 +138,8 @@ class SynthesisNode(SuiteNode):
         started = time.monotonic()
         self.get_logger().info(f"synthesizing {self.mission.name} into {folder}")
         try:
-            record = dict(run_pipeline(self.mission_file, folder))
+            with interruptible():  # SIGINT/SIGTERM stop a long synthesis at once
+                record = dict(run_pipeline(self.mission_file, folder))
         except InputError as error:
             record = {"audit": None, "status": "ERROR", "error": error.describe()}
         record.update(mission=self.mission.name, mission_file=str(self.mission_file),
