@@ -81,6 +81,9 @@ def test_only_interruptible_blocks_are_interrupted(ros_env):
         assert STOP.signal == signal.SIGTERM
     finally:
         STOP.restore()
+    assert not STOP.requested  # a request recorded earlier does not stop later in-process work
+    with interruptible():
+        pass
 
 
 def _wait_for(process, text: str, timeout: float = 60.0) -> list[str]:

@@ -86,7 +86,9 @@ class StopRequest:
 
     @property
     def requested(self) -> bool:
-        return self.signal is not None
+        """A stop signal arrived while the handlers are installed (a signal recorded by an
+        earlier in-process :func:`run` does not stop a node built later)."""
+        return bool(self._previous) and self.signal is not None
 
     @contextmanager
     def interruptible(self) -> Iterator[None]:
