@@ -55,6 +55,7 @@ COLUMNS = (
     Column("formulas ei/si/es/ss/el/sl", "", "formulas"),
     Column("synthesis", "synthesis.status", "cat", detail="synthesis.incomplete_reason"),
     Column("peak BDD nodes", "synthesis.metrics.peak_nodes", when=FINISHED),
+    Column("reorderings", "synthesis.metrics.reorderings", when=FINISHED),
     Column("realizability ms", "synthesis.metrics.realizability_seconds", scale=1000, timing=True,
            when=FINISHED),
     Column("extraction ms", "synthesis.metrics.extraction_seconds", scale=1000, timing=True,
@@ -258,7 +259,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
             values = [stats(source, g)[0] for _, g in items]
             axes[i][1].bar([p + (j - 1) * width for p in x], values, width, label=name)
         axes[i][1].set_title(f"{mission}: strategy states")
-        axes[i][1].legend()
+        axes[i][1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         for axis in axes[i]:
             axis.set_xticks(list(x))
             axis.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
