@@ -7,8 +7,7 @@ import pytest
 from bdi_supervisor.audit.stage import audit_mission
 from bdi_supervisor.mission.loader import load_mission
 from bdi_supervisor.spec.generate import generate_spec
-
-synthesis = pytest.importorskip("bdi_supervisor.synthesis.synthesize")
+from bdi_supervisor.synthesis import synthesize as synthesis
 
 
 @pytest.mark.parametrize("encoding", ["one-hot", "enumerated"])

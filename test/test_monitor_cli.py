@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from monitor_support import MISSIONS, folder, prepared
 
 from bdi_monitor.cli import main as monitor_main
@@ -79,8 +78,8 @@ def test_run_json_carries_the_monitor_and_can_switch_it_off(capsys):
 
 
 def test_core_plugs_into_the_ros_port():
-    port = pytest.importorskip("bdi_monitor.ros.port", reason="ROS monitor plumbing not merged")
     from bdi_monitor import monitor
+    from bdi_monitor.ros import port
 
     core = monitor.create_monitor(MISSIONS / "beer_robot.yaml", folder("beer_robot"))
     launch = core.launch_verdicts()

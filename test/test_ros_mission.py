@@ -12,8 +12,6 @@ import pytest
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
-pytest.importorskip("bdi_supervisor.synthesis.synthesize",
-                    reason="pipeline stage missing: synthesis not in this tree yet")
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402

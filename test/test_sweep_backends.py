@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("bdi_supervisor.pipeline", reason="the synthesis pipeline has not landed")
-
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.sweep.backends import DaskBackend, LocalBackend
 from bdi_supervisor.sweep.grid import load_sweep
