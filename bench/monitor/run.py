@@ -31,25 +31,14 @@ from rich.console import Console
 from rich.table import Table
 
 from bdi_monitor.monitor import Monitor, monitor_for_mission
-from bdi_supervisor.cli.run import load_folder, synthesize_mission
-from bdi_supervisor.errors import InputError
+from bdi_supervisor.cli.run import synthesize_mission
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
 MISSION = ROOT / "config" / "missions" / "logistics_p0.yaml"
-SAVED = ROOT / "test" / "data" / "supervisors" / "logistics_p0"
 FORCES = (None, "goto_item=failure", "pick=failure,pick=failure", "goto_table=failure",
           "place_soda=failure", "goto_dumpster=failure,pick=failure")
-
-
-def supervisor(mission):
-    try:
-        return synthesize_mission(mission)
-    except InputError as error:
-        if "not available" not in str(error):
-            raise
-        return load_folder(SAVED, mission)
 
 
 def records(mission, prepared, count: int) -> list[dict]:
@@ -136,7 +125,7 @@ def main() -> int:
     args = parser.parse_args()
     console = Console(stderr=True)
     mission = load_mission(MISSION)
-    prepared = supervisor(mission)
+    prepared = synthesize_mission(mission)
     t0 = time.perf_counter()
     base = monitor_for_mission(mission, prepared)
     launch_s = time.perf_counter() - t0
