@@ -73,3 +73,39 @@ def test_strategy_is_deterministic_for_an_order(spec):
     assert a.realizable == b.realizable
     if a.realizable:
         assert extract(first, a).states == extract(second, b).states
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs())
+def test_safety_start_reaches_the_same_fixpoints_as_starting_from_true(spec):
+    game = build_game(spec, order="random", seed=5, reordering=False)
+    fast = solve(game, safety_start=True)
+    plain = solve(game, safety_start=False, recycling=False)
+    assert fast.winning == plain.winning
+    assert fast.realizable == plain.realizable
+    assert fast.safety_iterations > 0 and plain.safety_iterations == 0
+    assert fast.winning <= fast.safety  # the winning region lies inside the safety region
+    if plain.realizable:  # the last pass, hence the strategy data, is the same
+        assert fast.paths == plain.paths
+        assert extract(game, fast).states == extract(game, plain).states
+    if fast.winning == fast.safety:
+        assert fast.z_passes == 1  # nothing left to remove: the first pass is the last
+
+
+def test_safety_start_on_a_mission_saves_the_confirming_pass():
+    from pathlib import Path
+
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.synthesis.result import SynthesisOptions
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    missions = Path(__file__).resolve().parents[1] / "config" / "missions"
+    spec = generate_spec(load_mission(missions / "two_rivers.yaml"), liveness="fair-outcome")
+    options = SynthesisOptions.from_dict({"safety_start": True})
+    fast, plain = synthesize(spec, options), synthesize(spec, SynthesisOptions())
+    assert fast.status == plain.status == "REALIZABLE"
+    assert fast.strategy.states == plain.strategy.states
+    assert (fast.metrics.z_passes, plain.metrics.z_passes) == (1, 2)
+    assert fast.metrics.x_iterations < plain.metrics.x_iterations
+    assert fast.metrics.safety_iterations > 0 == plain.metrics.safety_iterations

@@ -36,6 +36,8 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                        help="give up (INCOMPLETE) beyond NODES live BDD nodes")
     group.add_argument("--no-recycling", action="store_true",
                        help="restart inner fixpoints from TRUE in every outer pass")
+    group.add_argument("--safety-start", action="store_true",
+                       help="start the fixpoints from the safety region instead of TRUE")
     group.add_argument("--initial", choices=["all", "per-input"], default=None,
                        help="initial strategy states: all valuations (slugs) or one per input")
 
@@ -56,6 +58,8 @@ def options_from_args(args: argparse.Namespace, base: SynthesisOptions | None = 
         options.node_budget = args.node_budget
     if args.no_recycling:
         options.recycling = False
+    if args.safety_start:
+        options.safety_start = True
     if args.initial is not None:
         options.initial = args.initial
     options.validate("command line", "option")

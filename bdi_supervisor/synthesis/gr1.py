@@ -14,7 +14,12 @@ clause.
 Implementation notes: the outer fixpoint is updated goal by goal (Gauss–Seidel), which reaches
 the same greatest fixpoint in fewer passes; *fixpoint recycling* starts every inner greatest
 fixpoint ``X[j][r][i]`` from its value in the previous outer pass (a sound upper bound because
-``Z`` only shrinks). The pass in which ``Z`` no longer changes leaves, per goal, the list of
+``Z`` only shrinks); *safety start* (optional, off by default) starts ``Z`` and every fresh ``X`` from the safety region
+``W = nu Z. cpre(Z')`` instead of TRUE. That is sound because ``W`` contains the winning region
+and every inner fixpoint value (each is a set the system can keep inside ``Z | Y | X``, and
+``cpre`` of a subset of ``W`` stays in ``W``), so each greatest fixpoint reached from ``W`` is
+the one reached from TRUE; and when ``W`` already is the winning region, the first outer pass
+changes nothing and is also the last. The pass in which ``Z`` no longer changes leaves, per goal, the list of
 "paths" predicates ``(goal_j & Z') | Y' | (X' & !assumption_i)`` in slugs' order; strategy
 extraction (:mod:`bdi_supervisor.synthesis.extract`) builds the positional strategies from them.
 No Python loop ever runs over states here.
@@ -87,6 +92,9 @@ class Solution:
     x_iterations: int = 0
     #: first goal found unreachable from the initial states in the first pass (or None)
     unreachable_goal: int | None = None
+    #: the safety region ``nu Z. cpre(Z')`` when the solve started from it (else None)
+    safety: Function | None = None
+    safety_iterations: int = 0
 
 
 def initial_ok(game: SymbolicGame, region: Function) -> bool:
@@ -100,34 +108,46 @@ def initial_losing_inputs(game: SymbolicGame, region: Function) -> Function:
     return ~good
 
 
-def safety_region(game: SymbolicGame, budget: Budget | None = None) -> Function:
-    """States from which the system keeps its safety forever (``nu Z. cpre(Z')``)."""
+def safety_region(game: SymbolicGame, budget: Budget | None = None,
+                  solution: Solution | None = None) -> Function:
+    """States from which the system keeps its safety forever (``nu Z. cpre(Z')``).
+
+    ``solution``: count the steps in its ``safety_iterations``.
+    """
     z = game.true
     while True:
         if budget is not None:
             budget.check(game)
+        if solution is not None:
+            solution.safety_iterations += 1
         new = game.cpre_states(z)
         if new == z:
             return z
         z = new
 
 
-def solve(game: SymbolicGame, *, recycling: bool = True, early_exit: bool = False,
-          budget: Budget | None = None, reorder_threshold: int | None = None,
-          progress: Progress | None = None, solution: Solution | None = None) -> Solution:
+def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = False,
+          early_exit: bool = False, budget: Budget | None = None,
+          reorder_threshold: int | None = None, progress: Progress | None = None,
+          solution: Solution | None = None) -> Solution:
     """Solve the GR(1) game of ``game`` (see the module docstring).
 
-    ``solution``: a fresh :class:`Solution` to fill in place and return, so that a caller still
-    has the counters (passes, levels, iterations) when a budget stops the solve.
+    ``recycling`` and ``safety_start`` only change how fast the fixpoints get there: the
+    winning region and the strategy data are the same either way. ``solution``: a fresh
+    :class:`Solution` to fill in place and return, so that a caller still has the counters
+    (passes, levels, iterations) when a budget stops the solve.
     """
     goals = game.sys_live
     assumptions = game.env_live
     not_assumptions = [~a for a in assumptions]
     reorder = Reordering(reorder_threshold) if reorder_threshold else None
     cache: dict[tuple[int, int], list[Function]] = {}
-    z = game.true
     if solution is None:
-        solution = Solution(winning=z, realizable=False, paths=[])
+        solution = Solution(winning=game.true, realizable=False, paths=[])
+    top = game.true
+    if safety_start:
+        top = solution.safety = safety_region(game, budget, solution)
+    z = solution.winning = top
     first_pass = True
     while True:
         solution.z_passes += 1
@@ -144,7 +164,7 @@ def solve(game: SymbolicGame, *, recycling: bool = True, early_exit: bool = Fals
                 y_new = y
                 for i, not_j in enumerate(not_assumptions):
                     old = cache.get((j, i))
-                    x = (old[min(level, len(old) - 1)] if recycling and old else game.true)
+                    x = (old[min(level, len(old) - 1)] if recycling and old else top)
                     while True:
                         solution.x_iterations += 1
                         if budget is not None:

@@ -28,7 +28,8 @@ class SynthesisOptions:
     CUDD's own trigger, sift whenever live nodes pass this many between fixpoint steps (then the
     threshold doubles). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
     exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
-    outer pass. ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations
+    outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
+    safety region instead of TRUE (same result, fewer steps; off by default, see the README). ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations
     (slugs) or one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
     """
 
@@ -39,6 +40,7 @@ class SynthesisOptions:
     time_budget: float | None = None
     node_budget: int | None = None
     recycling: bool = True
+    safety_start: bool = False
     extract: bool = True
     initial: str = "all"
     max_states: int | None = None
@@ -94,6 +96,8 @@ class Metrics:
     z_passes: int = 0
     y_levels: int = 0
     x_iterations: int = 0
+    #: steps of the safety fixpoint the solve started from (0 without ``safety_start``)
+    safety_iterations: int = 0
     encoding_seconds: float = 0.0
     realizability_seconds: float = 0.0
     extraction_seconds: float = 0.0

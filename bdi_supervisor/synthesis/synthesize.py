@@ -64,7 +64,7 @@ def diagnose(game: SymbolicGame, solution: gr1.Solution, budget: gr1.Budget | No
     if losing != game.false:
         return Failure("init", "for some initial input no output satisfies SYS_INIT",
                        env_initial=witness(losing))
-    safe = gr1.safety_region(game, budget)
+    safe = solution.safety if solution.safety is not None else gr1.safety_region(game, budget)
     losing = gr1.initial_losing_inputs(game, safe)
     if losing != game.false:
         return Failure("safety", "the system cannot keep SYS_TRANS from some initial state "
@@ -104,7 +104,8 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
                           bdd=bdd, check=lambda: budget.check(bdd))
         clock.enter("realizability")
         solution = gr1.Solution(winning=game.true, realizable=False, paths=[])
-        gr1.solve(game, recycling=options.recycling, budget=budget, progress=progress,
+        gr1.solve(game, recycling=options.recycling, safety_start=options.safety_start,
+                  budget=budget, progress=progress,
                   reorder_threshold=options.reorder_threshold if options.reordering else None,
                   solution=solution)
         clock.leave()
@@ -144,6 +145,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
             metrics.z_passes = solution.z_passes
             metrics.y_levels = solution.y_levels
             metrics.x_iterations = solution.x_iterations
+            metrics.safety_iterations = solution.safety_iterations
     _bdd_metrics(bdd, metrics)
     return result
 
