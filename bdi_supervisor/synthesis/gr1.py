@@ -14,15 +14,16 @@ clause.
 Implementation notes: the outer fixpoint is updated goal by goal (Gauss–Seidel), which reaches
 the same greatest fixpoint in fewer passes; *fixpoint recycling* starts every inner greatest
 fixpoint ``X[j][r][i]`` from its value in the previous outer pass (a sound upper bound because
-``Z`` only shrinks); *safety start* (optional, off by default) starts ``Z`` and every fresh ``X`` from the safety region
-``W = nu Z. cpre(Z')`` instead of TRUE. That is sound because ``W`` contains the winning region
-and every inner fixpoint value (each is a set the system can keep inside ``Z | Y | X``, and
-``cpre`` of a subset of ``W`` stays in ``W``), so each greatest fixpoint reached from ``W`` is
-the one reached from TRUE; and when ``W`` already is the winning region, the first outer pass
-changes nothing and is also the last. The pass in which ``Z`` no longer changes leaves, per goal, the list of
-"paths" predicates ``(goal_j & Z') | Y' | (X' & !assumption_i)`` in slugs' order; strategy
-extraction (:mod:`bdi_supervisor.synthesis.extract`) builds the positional strategies from them.
-No Python loop ever runs over states here.
+``Z`` only shrinks); *safety start* (optional, off by default) starts ``Z`` and every fresh
+``X`` from the safety region ``W = nu Z. cpre(Z')`` instead of TRUE. That is sound because ``W``
+contains the winning region and every inner fixpoint value (each is a set the system can keep
+inside ``Z | Y | X``, and ``cpre`` of a subset of ``W`` stays in ``W``), so each greatest
+fixpoint reached from ``W`` is the one reached from TRUE; and when ``W`` already is the winning
+region, the first outer pass changes nothing and is also the last. The pass in which ``Z`` no
+longer changes leaves, per goal, the list of "paths" predicates
+``(goal_j & Z') | Y' | (X' & !assumption_i)`` in slugs' order; strategy extraction
+(:mod:`bdi_supervisor.synthesis.extract`) builds the positional strategies from them. No Python
+loop ever runs over states here.
 """
 
 from __future__ import annotations

@@ -29,8 +29,9 @@ class SynthesisOptions:
     threshold doubles). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
     exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
     outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
-    safety region instead of TRUE (same result, fewer steps; off by default, see the README). ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations
-    (slugs) or one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
+    safety region instead of TRUE (same result, fewer steps; off by default, see the README).
+    ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations (slugs) or
+    one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
     """
 
     order: str = "as-written"
