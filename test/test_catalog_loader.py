@@ -3,19 +3,18 @@
 from pathlib import Path
 
 import pytest
+from reference_data import REFERENCE, needs_reference, reference_params
 
 from bdi_supervisor.catalog.loader import catalog_from_doc, load_catalog, load_mappings
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import And, Compare, Not, Num, Or, Var
 from bdi_supervisor.yamlsource import parse_yaml
 
-REFERENCE = Path("/work/shared/reference/flexbe_synthesis")
-needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason="reference inputs not present")
+FLEXBE = REFERENCE / "flexbe_synthesis"
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "catalogs"
 
 
-@needs_reference
-@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*/capabilities/*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", reference_params("flexbe_synthesis/*/capabilities/*.yaml"))
 def test_reference_catalogs_load(path):
     catalog = load_catalog(path)
     assert catalog.capabilities
@@ -23,8 +22,7 @@ def test_reference_catalogs_load(path):
         assert set(cap.flexbe_outcomes.values()) == set(cap.outcomes)
 
 
-@needs_reference
-@pytest.mark.parametrize("path", sorted((REFERENCE / "mappings").glob("*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", reference_params("flexbe_synthesis/mappings/*.yaml"))
 def test_reference_mappings_load(path):
     mappings = load_mappings(path)
     assert mappings["transition_outcomes"] == ["completed", "failure"]
@@ -36,7 +34,7 @@ def test_reference_mappings_load(path):
 def test_shipped_catalogs_equal_the_reference(name):
     folder = "coffee_maker" if name.startswith("coffee") else "vending_demo"
     ours = load_catalog(CONFIG / (name.split("_")[0] + "_extended.yaml"))
-    theirs = load_catalog(REFERENCE / folder / "capabilities" / f"{name}.yaml")
+    theirs = load_catalog(FLEXBE / folder / "capabilities" / f"{name}.yaml")
     assert ours.capabilities == theirs.capabilities
     assert ours.variables == theirs.variables and ours.memory == theirs.memory
 
@@ -168,8 +166,7 @@ def test_duplicate_keys_are_errors():
     assert info.value.line == 11
 
 
-@needs_reference
-@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*/specs/*spec*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", reference_params("flexbe_synthesis/*/specs/*spec*.yaml"))
 def test_reference_spec_yaml_files_load(path):
     from bdi_supervisor.spec.io import load_spec
     from bdi_supervisor.spec.structuredslugs import format_spec, parse_spec

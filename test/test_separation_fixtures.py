@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from reference_data import REFERENCE, needs_reference, reference_files
 from ws_oracle import Explicit, classify, not_separated, replay
 
 from bdi_supervisor.separation import SeparationOptions, well_separation
 from bdi_supervisor.separation.record import STATUSES
 from bdi_supervisor.spec.io import load_spec
 
-FIXTURES = Path("/work/shared/reference/well_separation")
-ALL = sorted(p.name for p in FIXTURES.glob("*.slugsin"))
+FIXTURES = REFERENCE / "well_separation"
+ALL = [p.name for p in reference_files("well_separation/*.slugsin")]
+pytestmark = needs_reference
 
 # Verdicts derived by hand from Def. 2 and Algorithm 1 (notes §4.1-4.2); the trivial guarantee
 # means sys_init/sys_trans/sys_liveness are ignored, outputs are free.

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from reference_data import REFERENCE, needs_reference
 from ws_oracle import replay
 
 from bdi_supervisor.cli.main import main
@@ -94,9 +95,10 @@ def test_cli_check_separation(capsys):
     assert record["status"] == "WELL_SEPARATED" and record["timing"]["total"] > 0
 
 
-FIXTURES = Path("/work/shared/reference/well_separation")
+FIXTURES = REFERENCE / "well_separation"
 
 
+@needs_reference
 def test_solve_check_separation(capsys):
     spec = str(FIXTURES / "forklift_findstat_samepos.slugsin")
     assert main(["solve", spec, "--check-separation", "--core"]) == 0  # realizable all the same

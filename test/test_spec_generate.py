@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from reference_data import REFERENCE, needs_reference
 
 from bdi_supervisor.catalog.loader import load_catalog
 from bdi_supervisor.errors import InputError
@@ -21,7 +22,6 @@ from bdi_supervisor.spec.structuredslugs import (
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "config" / "catalogs"
 MISSIONS = ROOT / "config" / "missions"
-REFERENCE = Path("/work/shared/reference/flexbe_synthesis")
 
 
 def mf(text, key="request"):
@@ -282,9 +282,9 @@ def test_declaration_order_options():
     assert [c.formula for c in r1.sys_safety] == [c.formula for c in alpha.sys_safety]
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="reference inputs not present")
+@needs_reference
 def test_reference_catalog_gives_the_same_spec_as_ours():
-    catalog = load_catalog(REFERENCE / "coffee_maker" / "capabilities" / "coffee_capabilities_extended.yaml")
+    catalog = load_catalog(REFERENCE / "flexbe_synthesis" / "coffee_maker" / "capabilities" / "coffee_capabilities_extended.yaml")
     ours = spec_of("coffee_extended", **COFFEE_X)
     theirs = generate(catalog, Request((mf("bd_a"),), (mf("br_c"),)))
     assert [c.formula for c in theirs.sys_safety] == [c.formula for c in ours.sys_safety]

@@ -2,11 +2,11 @@
 
 import itertools
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import REFERENCE, needs_reference, reference_params
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import Compare, Var, evaluate
@@ -22,9 +22,6 @@ from bdi_supervisor.spec.slugsin import (
     to_boolean,
 )
 from bdi_supervisor.spec.structuredslugs import parse_formula, parse_spec
-
-REFERENCE = Path("/work/shared/reference")
-needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason="reference inputs not present")
 
 
 def _bits_of(var: Variable, value: int) -> dict[str, bool]:
@@ -120,8 +117,7 @@ def test_unfoldable_bits_stay_boolean():
     assert spec.sys_init[0].formula == Var("x@0.0.3")
 
 
-@needs_reference
-@pytest.mark.parametrize("path", sorted(REFERENCE.rglob("*.slugsin")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", reference_params("**/*.slugsin"))
 def test_reference_slugsin_files_parse_and_reexport(path):
     spec = load_spec(path)
     again = parse_slugsin(format_slugsin(spec))

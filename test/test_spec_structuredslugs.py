@@ -1,10 +1,9 @@
 """structuredslugs parser and printer: round trips, reference files, precedence, errors."""
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_data import needs_reference, reference_files, reference_params
 from synthesis_checker import compound
 
 from bdi_supervisor.errors import InputError
@@ -30,10 +29,6 @@ from bdi_supervisor.spec.structuredslugs import (
     parse_spec,
 )
 
-REFERENCE = Path("/work/shared/reference")  # the reference inputs (not shipped with the package)
-STRUCTURED = sorted(REFERENCE.rglob("*.structuredslugs"))
-needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason="reference inputs not present")
-
 names = st.sampled_from(["a", "b", "c_a", "bd_c", "x1", "next_step"])
 int_names = st.sampled_from(["x", "level", "capability"])
 terms = st.recursive(
@@ -56,8 +51,7 @@ def test_print_then_parse_gives_the_same_tree(formula):
     assert parse_formula(format_formula(formula)) == formula
 
 
-@needs_reference
-@pytest.mark.parametrize("path", STRUCTURED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", reference_params("**/*.structuredslugs"))
 def test_reference_files_parse_and_round_trip(path):
     spec = load_spec(path)
     again = parse_spec(format_spec(spec))
@@ -70,7 +64,7 @@ def test_reference_files_parse_and_round_trip(path):
 
 @needs_reference
 def test_reference_files_exist():
-    assert len(STRUCTURED) >= 7
+    assert len(reference_files("**/*.structuredslugs")) >= 7
 
 
 def test_precedence_follows_slugs_grammar():

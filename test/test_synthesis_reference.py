@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from reference_data import needs_reference, reference_files, reference_params
 from synthesis_checker import check_strategy
 
 from bdi_supervisor.spec.io import load_spec
@@ -14,13 +14,8 @@ from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.slugs_json import from_slugs_json, to_slugs_json
 from bdi_supervisor.synthesis.synthesize import synthesize
 
-REFERENCE = Path("/work/shared/reference")
-if not REFERENCE.is_dir():
-    REFERENCE = Path(__file__).resolve().parents[1] / "shared" / "reference"
-
-SPECS = sorted(
-    p for p in REFERENCE.rglob("*") if p.suffix in (".structuredslugs", ".slugsin")
-) if REFERENCE.is_dir() else []
+PATTERNS = ("**/*.structuredslugs", "**/*.slugsin")
+SPECS = [path for pattern in PATTERNS for path in reference_files(pattern)]
 
 #: slugs' verdicts for its example specs (the names say so; the specification-debugging examples
 #: are the unrealizable cases of slugs' counterstrategy documentation) — all others realizable
@@ -30,10 +25,10 @@ UNREALIZABLE = {
     "section_3_2_errorneous_spec.structuredslugs",
 }
 
-pytestmark = pytest.mark.skipif(not SPECS, reason="reference inputs not available")
+pytestmark = needs_reference
 
 
-@pytest.mark.parametrize("path", SPECS, ids=[p.name for p in SPECS])
+@pytest.mark.parametrize("path", reference_params(*PATTERNS))
 def test_reference_spec_verdict_and_strategy(path):
     spec = load_spec(path)
     result = synthesize(spec)

@@ -21,7 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "test"))  # reference_data: where the reference inputs are
 
+from reference_data import PRESENT, reference_files  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
@@ -32,7 +34,6 @@ from bdi_supervisor.synthesis.omega_bridge import omega_realizable  # noqa: E402
 from bdi_supervisor.synthesis.result import SynthesisOptions  # noqa: E402
 from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: E402
 
-REFERENCE = Path("/work/shared/reference")
 CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal", "fair-outcome")
            for p in (True, False)]
 
@@ -44,9 +45,9 @@ def specs(quick: bool):
             spec = generate_spec(mission, encoding=encoding, liveness=liveness, pending=pending)
             label = f"{encoding[0]}{'S' if liveness == 'system-goal' else 'F'}{'P' if pending else ''}"
             yield f"{mission.name}/{label}", spec
-    if REFERENCE.is_dir():
-        for path in sorted(REFERENCE.rglob("*")):
-            if path.suffix in (".structuredslugs", ".slugsin") and "well_separation" not in str(path):
+    if PRESENT:
+        for path in sorted(reference_files("**/*.structuredslugs") + reference_files("**/*.slugsin")):
+            if "well_separation" not in path.parts:
                 yield path.stem, load_spec(path)
 
 
