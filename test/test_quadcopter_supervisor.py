@@ -27,7 +27,7 @@ MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 NOMINAL = ["arm", "takeoff"] + [f"{c}_{i}" for i in range(1, 6)
                                 for c in ("plan", "upload", "execute")] + ["land", "disarm"]
 #: the configuration the unit tests synthesize: enumerated System-Goal, the fastest (the missions'
-#: own configuration is enumerated SP; the README table covers every configuration)
+#: own configuration is enumerated SP; the docs/quadcopter.md table covers every configuration)
 TEST_SYNTHESIS = {"encoding": "enumerated", "liveness": "system-goal", "pending": False}
 _CACHE: dict[tuple, object] = {}
 

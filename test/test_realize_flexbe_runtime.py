@@ -2,7 +2,7 @@
 
 Skipped where rclpy or flexbe_core is not importable (no stand-in exists anywhere in this
 project). In a ROS 2 Jazzy workspace with FlexBE 4.x built and sourced, run
-``python -m pytest test/test_realize_flexbe_runtime.py`` (see the README, "FlexBE realization").
+``python -m pytest test/test_realize_flexbe_runtime.py`` (see docs/realization.md).
 
 Each behavior is generated twice: as is (its stock FlexBE states must import and ``create()``
 must build the machine), and with every capability bound to ``ScriptedState`` (a real

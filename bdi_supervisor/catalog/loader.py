@@ -18,7 +18,7 @@ extension. A condition with no prime is a next-state condition (the generator pr
 uses ``x'`` or ``next(...)`` is taken as written, so a postcondition can relate the state during
 the activation (unprimed) to the state after its outcome (primed), e.g. ``farmer' != farmer``.
 
-Extension keys per capability (documented in the README): ``outcomes`` (the FlexBE outcomes of an
+Extension keys per capability (documented in docs/spec.md): ``outcomes`` (the FlexBE outcomes of an
 interface not in ``bdi_supervisor/data/flexbe_states.yaml``), ``max_consecutive_failures`` (alias
 ``bounded_failure_limit``, as the later reference auditor reads it).
 """

@@ -29,7 +29,7 @@ class SynthesisOptions:
     threshold doubles). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
     exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
     outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
-    safety region instead of TRUE (same result, fewer steps; off by default, see the README).
+    safety region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).
     ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations (slugs) or
     one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
     """

@@ -1,6 +1,6 @@
 """Raw and reduced state counts of the shipped missions, per encoding × liveness configuration.
 
-Run from the repository root (``--markdown`` prints the README table)::
+Run from the repository root (``--markdown`` prints the docs/audit-reduction.md table)::
 
     python bench/audit/mission_counts.py [--markdown] [config/missions/coffee.yaml ...]
 

@@ -7,7 +7,7 @@ For each encoding (one-hot, enumerated) and liveness treatment (S, SP, F, FP): p
 out, realizability seconds, peak BDD nodes, raw / reduced / realized states and the audit
 verdicts (raw, reduced) with their defect kinds. A configuration that exceeds ``--budget``
 seconds of synthesis is reported as INCOMPLETE. Each configuration runs in its own process (a
-fresh CUDD manager, so peak node counts do not carry over). Prints the README's markdown table.
+fresh CUDD manager, so peak node counts do not carry over). Prints the markdown table of docs/quadcopter.md.
 """
 
 from __future__ import annotations

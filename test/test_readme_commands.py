@@ -1,0 +1,151 @@
+"""The README and docs/ commands run as written, from a fresh copy of the repository.
+
+A fenced block preceded by ``<!-- runnable -->`` holds commands that must run as written from
+the repository root of a fresh clone; each is run here, in order, in one fresh copy of the
+checkout's files (``git ls-files``), with this checkout's code on ``PYTHONPATH``. A command
+ending in a comment ``# exit N`` must exit with N (default 0). ``<!-- runnable: slow -->`` marks
+blocks too long for the test suite: their ``bdi-supervisor`` / ``bdi-monitor`` lines are only
+parsed with the real argument parsers, and the ``config/`` files they name must exist.
+
+Also: the README's test command is the one ``.ci/run`` runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"<!--\s*runnable(?::\s*(?P<kind>\w+))?\s*-->\s*\n```(?:bash|sh)?\n"
+                   r"(?P<body>.*?)\n```", re.S)
+EXIT = re.compile(r" #.*\bexit\s+(\d+)\b")
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class Block:
+    document: str
+    line: int
+    kind: str
+    commands: tuple[Command, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.document}:{self.line}"
+
+
+def _commands(body: str) -> tuple[Command, ...]:
+    """Shell commands of a block: continuation lines joined, blank and comment lines skipped."""
+    out, pending = [], ""
+    for raw in body.splitlines():
+        line = pending + raw
+        if line.rstrip().endswith("\\"):
+            pending = line.rstrip()[:-1] + " "
+            continue
+        pending = ""
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        expected = EXIT.search(line)
+        code = line.split(" #", 1)[0].strip() if " #" in line else line.strip()
+        out.append(Command(code, int(expected.group(1)) if expected else 0))
+    return tuple(out)
+
+
+def _blocks() -> list[Block]:
+    blocks = []
+    for path in DOCUMENTS:
+        text = path.read_text()
+        for match in BLOCK.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            blocks.append(Block(str(path.relative_to(ROOT)), line, match.group("kind") or "quick",
+                                _commands(match.group("body"))))
+    return blocks
+
+
+BLOCKS = _blocks()
+
+
+def test_documents_mark_some_commands_runnable():
+    assert any(b.document == "README.md" and b.kind == "quick" for b in BLOCKS)
+    assert all(b.commands for b in BLOCKS), [b.id for b in BLOCKS if not b.commands]
+
+
+@pytest.fixture(scope="module")
+def fresh_copy(tmp_path_factory) -> Path:
+    """The checkout's files (tracked and untracked-but-not-ignored) copied to a temp folder."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: cannot tell the repository's files from build output")
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    target = tmp_path_factory.mktemp("fresh") / "repo"
+    for rel in filter(None, listed):
+        source = ROOT / rel
+        if source.is_file():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / rel)
+    return target
+
+
+def _environment(copy: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = str(copy)
+    env.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    env["ROS_DOMAIN_ID"] = str(150 + os.getpid() % 50)
+    return env
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "quick"], ids=lambda b: b.id)
+def test_runnable_block(block: Block, fresh_copy: Path):
+    for command in block.commands:
+        if shutil.which(shlex.split(command.text)[0], path=_environment(fresh_copy)["PATH"]) is None:
+            pytest.fail(f"{block.id}: {shlex.split(command.text)[0]} is not installed")
+        done = subprocess.run(["bash", "-c", command.text], cwd=fresh_copy,
+                              env=_environment(fresh_copy), capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == command.exit_code, (
+            f"{block.id}: `{command.text}` exited {done.returncode}, expected "
+            f"{command.exit_code}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n"
+            f"{done.stderr[-3000:]}")
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "slow"], ids=lambda b: b.id)
+def test_slow_block_parses(block: Block):
+    from bdi_monitor.cli import build_parser as monitor_parser
+    from bdi_supervisor.cli.main import build_parser as supervisor_parser
+
+    parsers = {"bdi-supervisor": supervisor_parser, "bdi-monitor": monitor_parser}
+    for command in block.commands:
+        words = shlex.split(command.text)
+        if words[0] not in parsers:
+            continue
+        parsers[words[0]]().parse_args(words[1:])
+        for word in words[1:]:
+            if word.startswith("config/"):
+                assert (ROOT / word).exists(), f"{block.id}: {word} does not exist"
+
+
+def _test_commands(text: str) -> list[str]:
+    return [line.split(" #", 1)[0].strip() for line in text.splitlines()
+            if re.match(r"\s*python3? -m pytest\b", line)]
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = _test_commands((ROOT / "README.md").read_text())
+    ci = _test_commands((ROOT / ".ci" / "run").read_text())
+    assert len(readme) == 1, readme
+    assert ci == readme
