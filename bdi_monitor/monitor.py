@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bdi_monitor.mission_model import LaunchResult, MissionModel, ModelChecker
-from bdi_monitor.ros.port import Verdict  # the node/core contract (plain Python)
+from bdi_monitor.verdict import Verdict
 
 SCHEMA = "bdi_supervisor/bdi_state"
 VERSION = 1
@@ -359,7 +359,8 @@ def build_monitor(model: MissionModel,
 
 
 def monitor_for_mission(mission, prepared) -> Monitor:
-    """The monitor of ``mission`` with its supervisor ``prepared`` (``cli.run.Prepared``)."""
+    """The monitor of ``mission`` with its supervisor ``prepared`` (a
+    :class:`bdi_supervisor.pipeline.Prepared`)."""
     from bdi_monitor.mission_model import mission_model
 
     return build_monitor(mission_model(mission, prepared.machine, prepared.reduced))
@@ -368,12 +369,12 @@ def monitor_for_mission(mission, prepared) -> Monitor:
 def create_monitor(mission: str | Path, from_dir: str | Path | None = None) -> Monitor:
     """The factory of ``bdi_monitor.ros.port``: load ``mission``, obtain its supervisor
     (synthesized, or from a saved run folder), build and check its model."""
-    from bdi_supervisor.cli.run import load_folder, synthesize_mission
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import load_folder, prepare
 
     loaded = load_mission(str(mission))
     prepared = (load_folder(Path(from_dir), loaded) if from_dir is not None
-                else synthesize_mission(loaded))
+                else prepare(loaded))
     return monitor_for_mission(loaded, prepared)
 
 

@@ -12,6 +12,10 @@ run) and makes the exit code non-zero.
 Output folder (DESIGN.md §4): ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
 ``<mission>.slugsin``, ``strategy.json`` (when realizable) and ``summary.json``. Every file is
 written atomically.
+
+:func:`prepare` is the supervisor a mission runs with (the chain without an output folder, as a
+:class:`Prepared`); :func:`load_folder` the one saved in a run folder. The CLI, the ROS nodes
+and the monitor obtain supervisors through these two.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.spec.io import format_spec, write_text_atomic
@@ -32,6 +36,9 @@ from bdi_supervisor.synthesis.result import (
     SynthesisOptions,
     SynthesisResult,
 )
+
+if TYPE_CHECKING:
+    from bdi_supervisor.synthesis.strategy import Strategy
 
 OK = "OK"
 
@@ -228,5 +235,97 @@ def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | No
     return state
 
 
-__all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "StageRecord", "run",
-           "stage_audit", "stage_realize", "stage_spec", "stage_synthesis"]
+# ---------------------------------------------------------------- the supervisor to run
+
+
+@dataclass
+class Prepared:
+    """The supervisor to run and how it was obtained (``reduced`` and ``machine`` are None
+    only when the audit failed: there is nothing to run)."""
+
+    raw: Strategy | None
+    reduced: Strategy | None
+    machine: Any
+    counts: dict[str, int | None] = field(default_factory=dict)
+    audit: str | None = None
+    source: str = ""
+
+
+def prepare(mission: Any, overrides: dict | None = None) -> Prepared:
+    """The mission's supervisor from the stage chain (:func:`run`: spec → well-separation →
+    synthesis → audit → reduce → audit → realize; nothing written).
+
+    ``overrides`` change the mission's ``synthesis`` section (``encoding``, ``liveness``…) as
+    ``bdi-supervisor synthesize`` does. A spec that yields no strategy (unrealizable,
+    incomplete, or stopped by the mission's ``well_separation`` section) or a strategy that
+    cannot be realized is bad input; a failed audit comes back as ``audit`` with no machine.
+    """
+    from bdi_supervisor.errors import InputError
+
+    try:
+        from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: F401
+    except ImportError as error:
+        raise InputError("the synthesis pipeline is not available in this installation",
+                         file=mission.file, found=str(error),
+                         expected="a saved run folder (--from DIR)") from None
+    return prepared_from(run(mission, overrides=overrides), mission)
+
+
+def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
+    """The :class:`Prepared` supervisor of a finished :func:`run`."""
+    from bdi_supervisor.errors import InputError
+
+    last = state.stages[-1]
+    if state.synthesis is None:
+        raise InputError(f"the {last.name} stage is {last.status}; nothing to run",
+                         file=mission.file, key=last.name)
+    raw = state.synthesis.strategy
+    if raw is None:
+        raise InputError(f"the mission's spec is {state.synthesis.status.lower()}; nothing to run",
+                         file=mission.file, key="request")
+    if "realize_error" in state.artifacts:
+        raise state.artifacts["realize_error"]
+    audit = state.artifacts["audit"]
+    realization = state.artifacts.get("realization")
+    machine = realization.machine if realization is not None else None
+    counts = {"raw": len(raw.states),
+              "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
+              "realized": len(machine.states) if machine is not None else None}
+    status = next(s.status for s in state.stages if s.name == "audit")
+    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "")
+
+
+def load_folder(folder: Path, mission: Any) -> Prepared:
+    """The supervisor saved in a run folder: ``reduced.json`` (required), ``strategy.json``
+    (raw, optional), ``audit.json`` (its verdict, optional)."""
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.realize.machine import build_machine
+    from bdi_supervisor.realize.stage import mission_outcomes
+    from bdi_supervisor.synthesis import strategy as strategy_io
+
+    reduced_path = folder / "reduced.json"
+    if not reduced_path.is_file():
+        raise InputError("run folder has no reduced.json", file=str(folder),
+                         expected="a folder written by bdi-supervisor synthesize --out")
+    reduced = strategy_io.load(reduced_path)
+    raw_path = folder / "strategy.json"
+    raw = strategy_io.load(raw_path) if raw_path.is_file() else None
+    audit = None
+    audit_path = folder / "audit.json"
+    if audit_path.is_file():
+        try:
+            record = json.loads(audit_path.read_text())
+        except json.JSONDecodeError as error:
+            raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
+                             line=error.lineno, column=error.colno) from None
+        audit = record.get("verdict", record.get("status"))
+    machine = build_machine(reduced, mission.catalog, sm_outcomes=mission_outcomes(mission),
+                            source=str(reduced_path))
+    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
+              "realized": len(machine.states)}
+    return Prepared(raw, reduced, machine, counts, audit, str(folder))
+
+
+__all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "Prepared", "StageRecord",
+           "load_folder", "prepare", "prepared_from", "run", "stage_audit", "stage_realize",
+           "stage_spec", "stage_synthesis"]

@@ -1,4 +1,5 @@
-"""Shared fixtures.
+"""Shared fixtures; importing :mod:`bdi_supervisor.domains` registers the simulators the tests
+run supervisors against, as the CLI and the supervisor node do.
 
 ROS 2: every test that starts DDS (in this process or in a child) gets its own ``ROS_DOMAIN_ID``
 and ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, set here and never taken from the caller, so no
@@ -11,6 +12,8 @@ import itertools
 import os
 
 import pytest
+
+import bdi_supervisor.domains  # noqa: F401  (the tests run supervisors: register the simulators)
 
 _DOMAINS = itertools.count()
 # Fast DDS maps domain d to ports 7400 + 250·d (+ offsets): domains up to 232 fit in 16 bits.

@@ -1,6 +1,6 @@
 """Shared fixtures of the monitor tests: missions with their supervisors and built monitors.
 
-The supervisor comes from the real pipeline (:func:`bdi_supervisor.cli.run.synthesize_mission`).
+The supervisor comes from the real pipeline (:func:`bdi_supervisor.pipeline.prepare`).
 ``folder(name)`` is a saved run folder under ``test/data/supervisors`` for the ``--from`` tests;
 ``test_saved_supervisors.py`` keeps those equal to what the pipeline produces.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from bdi_supervisor.cli.run import synthesize_mission
 from bdi_supervisor.mission import load_mission
+from bdi_supervisor.pipeline import prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
@@ -35,7 +35,7 @@ def prepared(name: str):
         if name.startswith("quadcopter"):
             mission = replace(mission, synthesis=replace(mission.synthesis,
                                                          encoding="enumerated"))
-        _PREPARED[name] = (mission, synthesize_mission(mission))
+        _PREPARED[name] = (mission, prepare(mission))
     return _PREPARED[name]
 
 

@@ -304,10 +304,11 @@ def test_unknown_interface_is_an_input_error():
 
 def test_runner_binding_opens_the_quadcopter_sim_and_binds_every_capability():
     from bdi_supervisor.catalog.loader import load_catalog
+    from bdi_supervisor.domains import quadcopter
     from bdi_supervisor.domains.quadcopter.adapters import CALLS
     from bdi_supervisor.runtime import binding
 
-    assert set(binding.QUADCOPTER_TYPES) == {f"quadcopter.{kind}" for kind, _ in CALLS.values()}
+    assert set(quadcopter.ADAPTER_TYPES) == {f"quadcopter.{kind}" for kind, _ in CALLS.values()}
     catalog = load_catalog("config/catalogs/quadcopter.yaml")
     config = binding.parse_runner({"runner": {"sim": "quadcopter", "quadcopter": {
         "platform": "pihawk", "dropouts": [{"segment": 3, "duration": 1.0}]}}}, "m.yaml")

@@ -35,13 +35,13 @@ _CACHE: dict[tuple, object] = {}
 def prepared(name: str):
     """(mission, Prepared) for a shipped quadcopter mission. The missions share catalog, request
     and synthesis options (they differ in the runner), so one supervisor serves them all."""
-    from bdi_supervisor.cli.run import synthesize_mission
+    from bdi_supervisor.pipeline import prepare
 
     mission = _with_synthesis(load_mission(MISSIONS / f"{name}.yaml"), **TEST_SYNTHESIS)
     key = (mission.catalog_path, repr(mission.request), repr(mission.synthesis))
     if key not in _CACHE:
         try:
-            _CACHE[key] = synthesize_mission(mission)
+            _CACHE[key] = prepare(mission)
         except InputError as error:
             if "not available" in str(error):
                 pytest.skip(f"pipeline stage missing: {error.found}")

@@ -111,8 +111,8 @@ def test_failed_audit_in_the_folder_stops_before_running(folder, capsys):
 
 
 def test_run_supervisor_takes_external_adapters(folder):
-    from bdi_supervisor.cli.run import load_folder
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import load_folder
     from bdi_supervisor.runtime.adapters import FunctionAdapter, Outcome
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
@@ -141,12 +141,12 @@ def test_quick_start_run_synthesizes_through_the_pipeline(capsys):
 
 
 def test_synthesis_overrides_reach_the_supervisor(capsys):
-    from bdi_supervisor.cli.run import synthesize_mission
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import prepare
 
     mission_ = load_mission(COFFEE)
-    assert synthesize_mission(mission_).machine.encoding == "one-hot"
-    assert synthesize_mission(mission_, {"encoding": "enumerated"}).machine.encoding == "enumerated"
+    assert prepare(mission_).machine.encoding == "one-hot"
+    assert prepare(mission_, {"encoding": "enumerated"}).machine.encoding == "enumerated"
     code = main(["run", str(COFFEE), "--encoding", "enumerated", "--no-pending", "--json"])
     record = json.loads(capsys.readouterr().out)
     assert code == 0 and record["audit"] == "PASS"

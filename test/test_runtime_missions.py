@@ -26,10 +26,10 @@ def prepared(name: str):
         path = MISSIONS / f"{name}.yaml"
         if not path.is_file():
             pytest.skip(f"mission {path.name} is not shipped yet")
-        from bdi_supervisor.cli.run import synthesize_mission
+        from bdi_supervisor.pipeline import prepare
 
         mission = load_mission(path)
-        _CACHE[name] = (mission, synthesize_mission(mission))
+        _CACHE[name] = (mission, prepare(mission))
     return _CACHE[name]
 
 
@@ -42,10 +42,10 @@ def test_every_declared_outcome_at_every_state_follows_the_strategy(name, which)
     mission, prep = prepared(name)
     assert prep.audit == "PASS"
     strategy = prep.raw if which == "raw" else prep.reduced
-    from bdi_supervisor.cli.run import _sm_outcomes
+    from bdi_supervisor.realize.stage import mission_outcomes
 
     machine = (prep.machine if which == "reduced" else
-               build_machine(strategy, mission.catalog, sm_outcomes=_sm_outcomes(mission)))
+               build_machine(strategy, mission.catalog, sm_outcomes=mission_outcomes(mission)))
     checks = exhaustive_check(machine, strategy, mission.catalog)
     declared = sum(len(mission.catalog.capabilities[s.capability].outcomes)
                    for s in machine.states)

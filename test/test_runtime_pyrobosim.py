@@ -197,6 +197,10 @@ def test_binding_errors_name_the_capability():
 
 
 def test_runner_section_is_validated():
+    from bdi_supervisor.domains import pyrobosim
+    from bdi_supervisor.domains.pyrobosim.adapters import KINDS
+
+    assert set(pyrobosim.ADAPTER_TYPES) == set(KINDS)
     with pytest.raises(InputError, match="unknown runner key"):
         parse_runner({"runner": {"simulator": "pyrobosim"}}, "m.yaml")
     with pytest.raises(InputError, match="unknown adapter type"):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bdi_supervisor.cli.run import Prepared, synthesize_mission
 from bdi_supervisor.mission import load_mission
+from bdi_supervisor.pipeline import Prepared, prepare
 from bdi_supervisor.synthesis import strategy as strategy_io
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ REFRESH = "stale; refresh with: python test/test_saved_supervisors.py"
 
 
 def fresh(name: str) -> Prepared:
-    return synthesize_mission(load_mission(ROOT / "config" / "missions" / f"{MISSIONS[name]}.yaml"))
+    return prepare(load_mission(ROOT / "config" / "missions" / f"{MISSIONS[name]}.yaml"))
 
 
 def test_every_saved_folder_is_checked():

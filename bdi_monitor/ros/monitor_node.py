@@ -24,6 +24,7 @@ from std_msgs.msg import String
 
 from bdi_monitor.ros import port
 from bdi_monitor.ros.stream import StreamStats
+from bdi_monitor.verdict import Verdict
 from bdi_supervisor.ros import diagnostics, params, qos, topics
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
@@ -34,7 +35,7 @@ LEVELS = {"true": Level.OK, "inconclusive": Level.WARN, "false": Level.ERROR,
           "out_of_model": Level.ERROR}
 
 
-def verdict_status(verdict: port.Verdict, hardware_id: str, prefix: str = "") -> Status:
+def verdict_status(verdict: Verdict, hardware_id: str, prefix: str = "") -> Status:
     """The DiagnosticStatus of one verdict (``value`` and ``latency_us`` among its values)."""
     values = {"value": verdict.value, **verdict.evidence}
     if verdict.latency_ns is not None:
@@ -78,7 +79,7 @@ class MonitorNode(SuiteNode):
                                          ) from None
                 self.get_logger().warning(f"{error}: reporting stream statistics only")
             self.launch = self.core.launch_verdicts() if self.core else []
-        self.verdicts: dict[str, port.Verdict] = {}
+        self.verdicts: dict[str, Verdict] = {}
         self.publisher = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                qos.DIAGNOSTICS)
         self.subscription = self.create_subscription(String, topics.BDI_STATE, self._on_state,

@@ -3,38 +3,22 @@
 The node owns transport (decoding the wire envelope, sequence bookkeeping, publishing
 ``DiagnosticArray``); the core owns meaning. The core module :data:`CORE_MODULE` provides
 ``create_monitor(mission: Path) -> MonitorPort``; the node calls it once at start-up and then
-:meth:`MonitorPort.feed` once per BDI-state record, in arrival order, from one thread.
+:meth:`MonitorPort.feed` once per BDI-state record, in arrival order, from one thread. The
+:class:`~bdi_monitor.verdict.Verdict` it returns is the core's type, re-exported here.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from bdi_monitor.verdict import VALUES, Verdict
+
 CORE_MODULE = "bdi_monitor.monitor"
 CORE_FACTORY = "create_monitor"
-
-VALUES = ("true", "false", "inconclusive", "out_of_model")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The current verdict of one property.
-
-    ``value`` is one of :data:`VALUES` for runtime verdicts; launch-time checks use ``true`` (YES)
-    or ``false`` (a counterexample, summarized in ``message``). ``evidence`` is short key/value
-    text (e.g. the product node, the message that flipped it); ``latency_ns`` the core's
-    processing time for the record that produced it, where measured.
-    """
-
-    property: str
-    value: str
-    message: str = ""
-    evidence: dict[str, str] = field(default_factory=dict)
-    latency_ns: int | None = None
-
+__all__ = ["CORE_FACTORY", "CORE_MODULE", "VALUES", "CoreUnavailable", "MonitorPort", "Verdict",
+           "create_monitor"]
 
 class MonitorPort(Protocol):
     """What the monitor node needs of the core."""

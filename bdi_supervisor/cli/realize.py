@@ -10,12 +10,7 @@ import json
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.realize.stage import behavior_name, mission_outcomes
 from bdi_supervisor.synthesis import strategy as strategy_io
-
-#: kept for callers of the first version of this module (``bdi_supervisor.cli.run``)
-sm_outcomes = mission_outcomes
-__all__ = ["behavior_name", "register", "run", "sm_outcomes"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

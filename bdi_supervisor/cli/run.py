@@ -1,7 +1,7 @@
 """``bdi-supervisor run MISSION.yaml [--sim pyrobosim|forced] [--force SCRIPT] [--seed N]
 [--bdi-log FILE] [--json] [--from DIR | --encoding E --liveness L --[no-]pending]``.
 
-Obtains the mission's supervisor from the pipeline's stage chain (:func:`bdi_supervisor.pipeline.run`:
+Obtains the mission's supervisor from the pipeline (:func:`bdi_supervisor.pipeline.prepare`:
 spec, well-separation, synthesis, audit, reduce, audit, realize; the overrides change the
 mission's ``synthesis`` section as in ``synthesize``) or from a saved run folder (``--from``),
 and executes it with the embedded executor against the chosen simulator; prints the timeline.
@@ -15,17 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.synthesis import strategy as strategy_io
-from bdi_supervisor.synthesis.strategy import Strategy
-
-if TYPE_CHECKING:
-    from bdi_supervisor.pipeline import PipelineRun
 
 EXIT_OK, EXIT_NEGATIVE = 0, 1
 
@@ -62,94 +55,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-@dataclass
-class Prepared:
-    """The supervisor to run and how it was obtained (``reduced`` and ``machine`` are None
-    only when the audit failed: there is nothing to run)."""
-
-    raw: Strategy | None
-    reduced: Strategy | None
-    machine: Any
-    counts: dict[str, int | None] = field(default_factory=dict)
-    audit: str | None = None
-    source: str = ""
-
-
-def _sm_outcomes(mission) -> dict[str, str] | None:
-    from bdi_supervisor.realize.stage import mission_outcomes
-
-    return mission_outcomes(mission)
-
-
-def load_folder(folder: Path, mission) -> Prepared:
-    """A saved run folder: ``reduced.json`` (required), ``strategy.json`` (raw, optional)."""
-    from bdi_supervisor.realize.machine import build_machine
-
-    reduced_path = folder / "reduced.json"
-    if not reduced_path.is_file():
-        raise InputError("run folder has no reduced.json", file=str(folder),
-                         expected="a folder written by bdi-supervisor synthesize --out")
-    reduced = strategy_io.load(reduced_path)
-    raw_path = folder / "strategy.json"
-    raw = strategy_io.load(raw_path) if raw_path.is_file() else None
-    audit = None
-    audit_path = folder / "audit.json"
-    if audit_path.is_file():
-        try:
-            record = json.loads(audit_path.read_text())
-        except json.JSONDecodeError as error:
-            raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
-                             line=error.lineno, column=error.colno) from None
-        audit = record.get("verdict", record.get("status"))
-    machine = build_machine(reduced, mission.catalog, sm_outcomes=_sm_outcomes(mission),
-                            source=str(reduced_path))
-    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
-              "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, audit, str(folder))
-
-
-def synthesize_mission(mission, overrides: dict | None = None) -> Prepared:
-    """The supervisor from the pipeline's stage chain (:func:`bdi_supervisor.pipeline.run`:
-    spec → well-separation → synthesis → audit → reduce → audit → realize; nothing written).
-
-    ``overrides`` change the mission's ``synthesis`` section (``encoding``, ``liveness``…) as
-    ``bdi-supervisor synthesize`` does. A spec that yields no strategy (unrealizable,
-    incomplete, or stopped by the mission's ``well_separation`` section) or a strategy that
-    cannot be realized is bad input; a failed audit comes back as ``audit`` with no machine.
-    """
-    try:
-        from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: F401
-    except ImportError as error:
-        raise InputError("the synthesis pipeline is not available in this installation",
-                         file=mission.file, found=str(error),
-                         expected="a saved run folder (--from DIR)") from None
-    from bdi_supervisor import pipeline
-
-    return from_pipeline(pipeline.run(mission, overrides=overrides), mission)
-
-
-def from_pipeline(run: PipelineRun, mission) -> Prepared:
-    """The :class:`Prepared` supervisor of a finished :func:`bdi_supervisor.pipeline.run`."""
-    last = run.stages[-1]
-    if run.synthesis is None:
-        raise InputError(f"the {last.name} stage is {last.status}; nothing to run",
-                         file=mission.file, key=last.name)
-    raw = run.synthesis.strategy
-    if raw is None:
-        raise InputError(f"the mission's spec is {run.synthesis.status.lower()}; nothing to run",
-                         file=mission.file, key="request")
-    if "realize_error" in run.artifacts:
-        raise run.artifacts["realize_error"]
-    audit = run.artifacts["audit"]
-    realization = run.artifacts.get("realization")
-    machine = realization.machine if realization is not None else None
-    counts = {"raw": len(raw.states),
-              "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
-              "realized": len(machine.states) if machine is not None else None}
-    status = next(s.status for s in run.stages if s.name == "audit")
-    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "")
-
-
 def _ask(activation, labels: list[str]) -> str:
     from rich.prompt import Prompt
 
@@ -159,7 +64,7 @@ def _ask(activation, labels: list[str]) -> str:
                       default=default if default in labels else None)
 
 
-def _monitor(args: argparse.Namespace, mission, prepared: Prepared, view):
+def _monitor(args: argparse.Namespace, mission, prepared, view):
     """The live CTL-BDI monitor (``bdi_monitor.live``), printing verdict changes as they come."""
     if args.monitor is False:
         return None
@@ -176,7 +81,9 @@ def _monitor(args: argparse.Namespace, mission, prepared: Prepared, view):
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import load_folder, prepare
     from bdi_supervisor.runtime.progress import ProgressView, print_result
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
@@ -187,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                          found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
                          expected="--from DIR or synthesis overrides, not both")
     prepared = (load_folder(Path(args.from_dir), mission) if args.from_dir
-                else synthesize_mission(mission, overrides))
+                else prepare(mission, overrides))
     if prepared.audit not in (None, "PASS"):
         message = f"supervisor audit {prepared.audit}; not executing"
         if args.json:

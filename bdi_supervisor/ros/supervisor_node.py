@@ -150,7 +150,7 @@ class SupervisorNode(SuiteNode):
     # -- running ------------------------------------------------------------------------------
     def start(self, folder: Path) -> None:
         """Run the supervisor saved in ``folder`` (its audit must have passed)."""
-        from bdi_supervisor.cli.run import load_folder
+        from bdi_supervisor.pipeline import load_folder
 
         prepared = load_folder(folder, self.mission)
         if prepared.audit not in (None, "PASS"):
@@ -167,6 +167,7 @@ class SupervisorNode(SuiteNode):
         self.get_logger().info(f"running the supervisor of {self.mission.name} from {folder}")
 
     def _run(self, prepared) -> None:
+        import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
         from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
         options = RunOptions(sim=self.sim or None, force=self.force or None,

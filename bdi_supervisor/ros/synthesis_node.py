@@ -54,9 +54,8 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     (spec → synthesis → audit stages → realize) as ``bdi-supervisor run`` does.
     """
     from bdi_supervisor.audit.stage import audit_mission
-    from bdi_supervisor.cli.realize import behavior_name, sm_outcomes
     from bdi_supervisor.mission import load_mission
-    from bdi_supervisor.realize.stage import realize
+    from bdi_supervisor.realize.stage import behavior_name, mission_outcomes, realize
     from bdi_supervisor.spec.generate import generate_spec
     from bdi_supervisor.synthesis import strategy as strategy_io
     from bdi_supervisor.synthesis.synthesize import synthesize
@@ -80,7 +79,7 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
         try:
             realized = realize(stages.reduced, mission.catalog,
                                behavior=behavior_name(mission.name),
-                               out_dir=folder / "behavior", sm_outcomes=sm_outcomes(mission),
+                               out_dir=folder / "behavior", sm_outcomes=mission_outcomes(mission),
                                source=str(folder / "reduced.json"))
             record["behavior"] = realized.record()
         except InputError as error:  # the embedded runner does not need a FlexBE behavior

@@ -18,11 +18,16 @@ Mission keys read here (all optional)::
       goto_item: {type: navigate}
       bd: {type: operator}
 
-Adapter types: ``forced`` (nominal outcome unless forced), ``log``, ``operator`` and, with the
-``pyrobosim`` simulator, ``navigate pick place open close detect``. Without an entry, the type
-follows the capability's interface (``LogState`` → log, ``OperatorDecisionState`` → operator, the
-PyRoboSim FlexBE states → their action; anything else is ``forced`` under the forced simulator
-and unbound — an error before anything runs — under pyrobosim).
+Adapter types: ``forced`` (nominal outcome unless forced), ``log``, ``operator`` and those of the
+registered simulators (with ``pyrobosim``: ``navigate pick place open close detect``; with
+``quadcopter``: ``quadcopter.<call>``). Without an entry, the type follows the capability's
+interface (``LogState`` → log, ``OperatorDecisionState`` → operator, a simulator's own
+interfaces → its adapters; anything else is ``forced`` under the forced simulator and unbound —
+an error before anything runs — under a simulator that cannot run it).
+
+Simulators other than ``forced`` live in :mod:`bdi_supervisor.domains` and register a backend
+factory and their adapter types here (:func:`register_backend`) when that package is imported;
+callers at the top layer (the CLI, the supervisor node, the tests) import it before running.
 """
 
 from __future__ import annotations
@@ -46,16 +51,15 @@ from bdi_supervisor.runtime.forced import (
     parse_script,
 )
 
-#: simulator name → backend class; other domains register theirs with :func:`register_backend`
-BACKENDS: dict[str, Callable[..., Backend]] = {}  # filled below
-SIMULATORS = ("forced", "pyrobosim")  # the built-in ones
+#: simulator name → backend factory ``(config, seed, ask) -> Backend``: ``forced`` is built in;
+#: the simulator domains (:mod:`bdi_supervisor.domains`) register theirs with
+#: :func:`register_backend` when that package is imported (the runtime never imports a domain)
+BACKENDS: dict[str, Callable[..., Backend]] = {}
+#: adapter type (``adapters.<cap>.type``) → the simulator that provides it
+ADAPTER_TYPES: dict[str, str] = {}
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
                "random", "reasons", "timeouts", "quadcopter")
 GENERIC_TYPES = ("forced", "log", "operator")
-PYROBOSIM_TYPES = ("navigate", "pick", "place", "open", "close", "detect")
-QUADCOPTER_TYPES = ("quadcopter.arm", "quadcopter.takeoff", "quadcopter.plan_trajectory",
-                    "quadcopter.upload_trajectory", "quadcopter.execute_trajectory",
-                    "quadcopter.go_to", "quadcopter.land", "quadcopter.log")
 
 
 @dataclass
@@ -97,7 +101,7 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     sim = runner.get("sim", "forced")
     if sim not in BACKENDS:
         raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
-                         expected=", ".join(BACKENDS))
+                         expected=_registered())
     config.sim = sim
     for key in ("seed", "max_steps"):
         if key in runner:
@@ -127,11 +131,9 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     for cap, entry in adapters.items():
         entry = _mapping(entry, f"adapters.{cap}", source)
         kind = entry.get("type")
-        if kind not in (*GENERIC_TYPES, *PYROBOSIM_TYPES, *QUADCOPTER_TYPES):
+        if kind not in GENERIC_TYPES and kind not in ADAPTER_TYPES:
             raise InputError("unknown adapter type", file=source, key=f"adapters.{cap}.type",
-                             found=repr(kind),
-                             expected=", ".join((*GENERIC_TYPES, *PYROBOSIM_TYPES,
-                                                 *QUADCOPTER_TYPES)))
+                             found=repr(kind), expected=", ".join((*GENERIC_TYPES, *ADAPTER_TYPES)))
         config.adapters[str(cap)] = entry
     return config
 
@@ -200,10 +202,11 @@ class Backend:
 
     def sim_adapter(self, kind: str | None, cap: Capability,
                     entry: Mapping[str, Any]) -> Adapter | None:
-        if kind in PYROBOSIM_TYPES:
-            raise InputError(f"adapter type '{kind}' needs the pyrobosim simulator",
+        if kind in ADAPTER_TYPES:
+            sim = ADAPTER_TYPES[kind]
+            raise InputError(f"adapter type '{kind}' needs the {sim} simulator",
                              key=f"adapters.{cap.name}.type", found=kind,
-                             expected="forced, log, operator (or run with --sim pyrobosim)")
+                             expected=f"{', '.join(GENERIC_TYPES)} (or run with --sim {sim})")
         return None
 
     def sensor_reader(self) -> Callable[[], Mapping[str, Any]] | None:
@@ -218,65 +221,28 @@ class Backend:
         self.stack.close()
 
 
-class PyRoboSimBackend(Backend):
-    """The logistics world in PyRoboSim; closing shuts the world down."""
-
-    name = "pyrobosim"
-
-    def __init__(self, config: RunnerConfig, seed: int, ask: Ask | None = None) -> None:
-        super().__init__(ask)
-        try:
-            from bdi_supervisor.domains.pyrobosim import adapters as sim_adapters
-            from bdi_supervisor.domains.pyrobosim.world import open_world
-        except ModuleNotFoundError as error:
-            raise InputError("the pyrobosim simulator needs PyRoboSim 5.x "
-                             "(pip install '.[sim]')", found=str(error)) from None
-        if config.world is None:
-            raise InputError("the pyrobosim simulator needs a world file", file=config.source,
-                             key="runner.world", expected="a PyRoboSim world YAML")
-        self.kinds = sim_adapters
-        self.sim = self.stack.enter_context(open_world(
-            config.world, seed=seed, overrides=config.world_overrides, source=config.source))
-        self.injector = sim_adapters.FailureInjector.from_config(config.inject, seed, config.source)
-
-    def default_type(self, cap: Capability) -> str | None:
-        params = {p.name: p.value for p in cap.parameters}
-        return self.kinds.kind_for(cap.interface, params)
-
-    def sim_adapter(self, kind, cap, entry):
-        if kind not in self.kinds.KINDS:
-            return None
-        failure = next((o for o in cap.outcomes if o != "completed"), "failure")
-        timeout = float(entry.get("timeout", 10.0))
-        return self.kinds.KINDS[kind](self.sim, injector=self.injector,
-                                      outcomes=("completed", failure), timeout=timeout)
-
-    def truth_reader(self) -> Callable[[], dict] | None:
-        return self.sim.snapshot
-
-
-def register_backend(name: str, factory: Callable[..., Backend]) -> None:
-    """Make ``factory(config, seed, ask)`` the backend of simulator ``name``."""
+def register_backend(name: str, factory: Callable[..., Backend],
+                     adapter_types: tuple[str, ...] = ()) -> None:
+    """Make ``factory(config, seed, ask)`` the backend of simulator ``name`` (``runner.sim``,
+    ``--sim``) and ``adapter_types`` the ``adapters.<cap>.type`` values it provides. The factory
+    should import its simulator library only when called."""
     BACKENDS[name] = factory
+    for kind in adapter_types:
+        ADAPTER_TYPES[kind] = name
+
+
+def _registered() -> str:
+    return (", ".join(BACKENDS) + " (the simulator domains register theirs when "
+            "bdi_supervisor.domains is imported)")
 
 
 register_backend("forced", lambda config, seed, ask=None: Backend(ask))
-register_backend("pyrobosim", PyRoboSimBackend)
-
-
-def _quadcopter_backend(config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
-    from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend
-
-    return QuadcopterBackend(config, seed, ask)
-
-
-register_backend("quadcopter", _quadcopter_backend)
 
 
 def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
     if sim not in BACKENDS:
         raise InputError("unknown simulator", key="--sim", found=repr(sim),
-                         expected=", ".join(BACKENDS))
+                         expected=_registered())
     return BACKENDS[sim](config, seed, ask)
 
 

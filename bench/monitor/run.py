@@ -31,8 +31,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bdi_monitor.monitor import Monitor, monitor_for_mission
-from bdi_supervisor.cli.run import synthesize_mission
 from bdi_supervisor.mission import load_mission
+from bdi_supervisor.pipeline import prepare
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,7 +125,7 @@ def main() -> int:
     args = parser.parse_args()
     console = Console(stderr=True)
     mission = load_mission(MISSION)
-    prepared = synthesize_mission(mission)
+    prepared = prepare(mission)
     t0 = time.perf_counter()
     base = monitor_for_mission(mission, prepared)
     launch_s = time.perf_counter() - t0

@@ -1,0 +1,25 @@
+"""A property's current verdict: what the monitor core reports and the ROS monitor node publishes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: runtime verdict values
+VALUES = ("true", "false", "inconclusive", "out_of_model")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The current verdict of one property.
+
+    ``value`` is one of :data:`VALUES` for runtime verdicts; launch-time checks use ``true`` (YES)
+    or ``false`` (a counterexample, summarized in ``message``). ``evidence`` is short key/value
+    text (e.g. the product node, the message that flipped it); ``latency_ns`` the core's
+    processing time for the record that produced it, where measured.
+    """
+
+    property: str
+    value: str
+    message: str = ""
+    evidence: dict[str, str] = field(default_factory=dict)
+    latency_ns: int | None = None

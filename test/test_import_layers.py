@@ -1,0 +1,157 @@
+"""Imports point down: every module of both packages sits in one layer of docs/ARCHITECTURE.md
+and imports only its own layer or lower ones; nothing outside ``cli/`` imports ``cli/``, nothing
+outside ``ros/`` imports ``ros/``, and only the top layer imports the simulator domains (which
+register themselves with the runtime). Read from the source (AST), lazy imports in functions and
+``TYPE_CHECKING`` blocks included; nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bdi_supervisor", "bdi_monitor")
+
+#: low → high; a module's layer is that of its longest matching prefix (``a.b`` matches ``a.b``
+#: and ``a.b.*``; a bare package name matches only its ``__init__``)
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.errors",
+                    "bdi_supervisor.yamlsource")),
+    ("spec language", ("bdi_supervisor.spec",)),
+    ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission",
+                "bdi_supervisor.spec.generate", "bdi_supervisor.spec.propositions")),
+    ("synthesis", ("bdi_supervisor.synthesis",)),
+    ("stages", ("bdi_supervisor.separation", "bdi_supervisor.audit", "bdi_supervisor.reduce",
+                "bdi_supervisor.realize", "bdi_supervisor.draw")),
+    ("runtime", ("bdi_supervisor.runtime",)),
+    ("domains", ("bdi_supervisor.domains",)),
+    ("pipeline", ("bdi_supervisor.pipeline",)),
+    ("sweep", ("bdi_supervisor.sweep",)),
+    ("monitor", ("bdi_monitor.*",)),
+    ("top", ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_supervisor.ros",
+             "bdi_monitor.cli", "bdi_monitor.commands", "bdi_monitor.__main__",
+             "bdi_monitor.ros")),
+]
+CLI = ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_monitor.cli", "bdi_monitor.commands",
+       "bdi_monitor.__main__")
+ROS = ("bdi_supervisor.ros", "bdi_monitor.ros")
+DOMAINS = ("bdi_supervisor.domains",)
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def layer_of(module: str) -> int:
+    """Index in :data:`LAYERS` of the longest prefix that matches ``module``."""
+    best, length = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if prefix.endswith(".*"):
+                hit = module.startswith(prefix[:-1])
+            elif prefix in PACKAGES:
+                hit = module == prefix
+            else:
+                hit = _within(module, (prefix,))
+            if hit and len(prefix) > length:
+                best, length = index, len(prefix)
+    return best
+
+
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of :data:`PACKAGES` under ``root``, by dotted name."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(module: str, text: str, known: dict[str, Path]) -> set[tuple[str, int]]:
+    """(imported module, line) for every import of a module of :data:`PACKAGES` in ``text`` (the
+    source of ``module``); ``from package import name`` counts as importing ``package.name``
+    where that is a module of ``known``."""
+    package = module if known[module].name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                     for a in node.names]
+        else:
+            continue
+        found.update((name, node.lineno) for name in names if name.split(".")[0] in PACKAGES)
+    return found
+
+
+@functools.cache
+def import_graph() -> dict[str, set[tuple[str, int]]]:
+    """Every module's imports, read from the working tree."""
+    known = modules()
+    return {m: imports(m, path.read_text(), known) for m, path in known.items()}
+
+
+def violations(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
+    """Every import of ``graph`` against the rules, as ``importer:line -> imported (why)``."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = layer_of(module)
+        for target, line in sorted(targets):
+            where = f"{module}:{line} -> {target}"
+            there = layer_of(target)
+            if there > here:
+                found.append(f"{where} ({LAYERS[here][0]} imports the higher layer "
+                             f"{LAYERS[there][0]})")
+            if _within(target, CLI) and not _within(module, CLI):
+                found.append(f"{where} (only cli/ imports cli/)")
+            if _within(target, ROS) and not _within(module, ROS):
+                found.append(f"{where} (only ros/ imports ros/)")
+            if (_within(target, DOMAINS) and not _within(module, DOMAINS)
+                    and LAYERS[here][0] != "top"):
+                found.append(f"{where} (only the top layer imports the domains, which "
+                             "register with the runtime)")
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in modules() if layer_of(m) < 0] == []
+
+
+def test_imports_point_down():
+    assert violations(import_graph()) == []
+
+
+@pytest.mark.parametrize(("importer", "line", "rule"), [
+    ("bdi_supervisor.runtime.session", "from bdi_supervisor.cli.run import run",
+     "only cli/ imports cli/"),
+    ("bdi_monitor.monitor", "from bdi_monitor.ros.port import Verdict", "only ros/ imports ros/"),
+    ("bdi_supervisor.runtime.binding",
+     "from bdi_supervisor.domains.quadcopter.binding import QuadcopterBackend",
+     "runtime imports the higher layer domains"),
+    ("bdi_supervisor.synthesis.symbolic", "from ..pipeline import run",
+     "synthesis imports the higher layer pipeline"),
+    ("bdi_supervisor.spec.formula", "from bdi_supervisor.mission import load_mission",
+     "spec language imports the higher layer inputs"),
+    ("bdi_supervisor.sweep.trial", "from bdi_supervisor import domains",
+     "only the top layer imports the domains"),
+])
+def test_an_upward_import_is_reported(importer, line, rule):
+    # the tree with one deliberately upward import added (lazily, in a function, as is common)
+    graph = dict(import_graph())
+    known = modules()
+    text = known[importer].read_text() + f"\n\ndef _upward():\n    {line}\n"
+    graph[importer] = imports(importer, text, known)
+    found = violations(graph)
+    assert found and all(v.startswith(importer + ":") for v in found), found
+    assert any(rule in v for v in found), found
