@@ -17,10 +17,9 @@ import json
 import sys
 from pathlib import Path
 
+from bdi_supervisor.cli.entry import EXIT_NEGATIVE, EXIT_OK
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
 from bdi_supervisor.errors import InputError
-
-EXIT_OK, EXIT_NEGATIVE = 0, 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -15,9 +15,8 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor.cli.entry import EXIT_INCOMPLETE, EXIT_NEGATIVE, EXIT_OK
 from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE, SynthesisOptions
-
-EXIT_INCOMPLETE = 3
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +84,7 @@ def register(subparsers) -> None:
 
 
 def exit_code(status: str) -> int:
-    return {REALIZABLE: 0, UNREALIZABLE: 1}.get(status, EXIT_INCOMPLETE)
+    return {REALIZABLE: EXIT_OK, UNREALIZABLE: EXIT_NEGATIVE}.get(status, EXIT_INCOMPLETE)
 
 
 def run(args: argparse.Namespace) -> int:

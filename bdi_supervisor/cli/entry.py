@@ -1,0 +1,62 @@
+"""What the ``bdi-supervisor`` and ``bdi-monitor`` entry points share.
+
+A command is a list of subcommand modules ``<package>.<name>``, each with ``register(subparsers)``
+(adds its parser and sets ``func``), so a subcommand is added without touching the entry point
+beyond its list. :func:`run` calls the chosen ``func`` and maps the outcome to the suite's exit
+codes. Only the standard library is imported here; the subcommands import their heavy modules
+inside ``func``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: success
+EXIT_OK = 0
+#: a negative verdict: unrealizable, audit failure, property false, mission failed
+EXIT_NEGATIVE = 1
+#: bad input (an :class:`~bdi_supervisor.errors.InputError`: one line on stderr, no traceback)
+EXIT_BAD_INPUT = 2
+#: no verdict: a budget ran out first
+EXIT_INCOMPLETE = 3
+EXIT_INTERRUPTED = 130
+
+
+def build_parser(prog: str, description: str, package: str,
+                 subcommands: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of ``prog`` with one subparser per installed module ``package.<name>``."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in subcommands:
+        module_name = f"{package}.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name not in (module_name, package):
+                raise
+            continue  # a subcommand this installation leaves out
+        module.register(subparsers)
+    return parser
+
+
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the chosen subcommand; its exit code (help and exit 2 without one,
+    exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`)."""
+    from bdi_supervisor.errors import InputError
+
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(func(args) or EXIT_OK)
+    except InputError as error:
+        print(f"error: {error.describe()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
