@@ -29,10 +29,11 @@ path is infinite and AX/EG/AF have their textbook meaning.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,18 +47,57 @@ RELATION_KEYS = {"B": "belief", "D": "desire", "I": "intention"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
+class Computed(Sequence):
+    """A read-only sequence whose items are computed on demand (and kept once read): the
+    tables of a large generated structure (its symbolic encoding never reads them;
+    certificates, the monitor and the tests read a few)."""
+
+    def __init__(self, length: int, item: Callable[[int], Any]) -> None:
+        self._length = length
+        self._item = item
+        self._read: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        value = self._read.get(index)
+        if value is None:
+            value = self._read[index] = self._item(index)
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Computed(<{self._length} items>)"
+
+
 @dataclass
 class World:
     """A deterministic Kripke structure over directions 0..k-1 (shown to users as 1..k).
 
     ``delta[s][d]`` is the successor of state ``s`` along direction ``d + 1`` or ``None``.
+    The tables are lists, or :class:`Computed` sequences for large generated structures.
     """
 
     name: str
-    states: list[str]
+    states: Sequence[str]
     initial: int
-    delta: list[list[int | None]]
-    labels: list[frozenset[str]]
+    delta: Sequence[Sequence[int | None]]
+    labels: Sequence[frozenset[str]]
 
     def is_total(self) -> bool:
         return all(t is not None for row in self.delta for t in row)
@@ -72,10 +112,10 @@ class Automaton:
     from world ``i`` (if ``j``'s tree contains the time point).
     """
 
-    states: list[str]
+    states: Sequence[str]
     initial: int
-    tau: list[list[int]]
-    out: list[frozenset[tuple[int, int]]]
+    tau: Sequence[Sequence[int]]
+    out: Sequence[frozenset[tuple[int, int]]]
 
     def same_transitions(self, other: Automaton) -> bool:
         return self.initial == other.initial and self.tau == other.tau
@@ -83,7 +123,11 @@ class Automaton:
 
 @dataclass
 class Structure:
-    """A CTL-BDI structure: directions, worlds, the B/D/I automata and the actual world."""
+    """A CTL-BDI structure: directions, worlds, the B/D/I automata and the actual world.
+
+    ``encoder``, when a generator sets it, builds the symbolic encoding from the generator's
+    rules (:class:`bdi_monitor.encoding.Encoding`); otherwise it is built from the tables.
+    """
 
     directions: list[str]
     worlds: list[World]
@@ -91,6 +135,7 @@ class Structure:
     actual: int = 0
     name: str = "structure"
     propositions: frozenset[str] = field(default_factory=frozenset)
+    encoder: Callable[[Structure], Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.propositions:
@@ -157,11 +202,15 @@ def validate(structure: Structure) -> Structure:
 # -- YAML ---------------------------------------------------------------------------------------
 
 class _Doc:
-    """A YAML document with the source position of every key path."""
+    """A structure document with the source position of every key path (YAML; a JSON document,
+    read about a hundred times faster, has positions for syntax errors only)."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, syntax: str = "yaml") -> None:
         self.source = source
         self.marks: dict[str, tuple[int, int]] = {}
+        if syntax == "json":
+            self.data = self._json(text)
+            return
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
             node = yaml.compose(text, Loader=loader)
@@ -171,6 +220,21 @@ class _Doc:
                              line=mark.line + 1 if mark else None,
                              column=mark.column + 1 if mark else None) from None
         self.data = self._build(node, "") if node is not None else None
+
+    def _json(self, text: str) -> Any:
+        def unique(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            result: dict[str, Any] = {}
+            for key, value in items:
+                if key in result:
+                    raise InputError("duplicate key", file=self.source, found=repr(key))
+                result[key] = value
+            return result
+
+        try:
+            return json.loads(text, object_pairs_hook=unique)
+        except json.JSONDecodeError as error:
+            raise InputError(f"not valid JSON: {error.msg}", file=self.source,
+                             line=error.lineno, column=error.colno) from None
 
     def _build(self, node: yaml.Node, path: str) -> Any:
         self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -234,6 +298,8 @@ def _name(doc: _Doc, value: Any, key: str, what: str) -> str:
 def _direction(doc: _Doc, value: Any, directions: Sequence[str], key: str) -> int:
     if isinstance(value, bool):
         value = None
+    if isinstance(value, str) and value.isdigit() and value not in directions:
+        value = int(value)  # JSON keys are strings
     if isinstance(value, int) and 1 <= value <= len(directions):
         return value - 1
     if isinstance(value, str) and value in directions:
@@ -346,7 +412,16 @@ def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
 
 def from_yaml(text: str, source: str = "<string>") -> Structure:
     """Parse and validate a structure from YAML text."""
-    doc = _Doc(text, source)
+    return _from_doc(_Doc(text, source))
+
+
+def from_json(text: str, source: str = "<string>") -> Structure:
+    """Parse and validate a structure from JSON text (the YAML format's data as JSON)."""
+    return _from_doc(_Doc(text, source, syntax="json"))
+
+
+def _from_doc(doc: _Doc) -> Structure:
+    source = doc.source
     data = _require_map(doc, doc.data, "", "the structure")
     _check_keys(doc, data, ("name", "directions", "worlds", "actual_world", "belief", "desire",
                             "intention"), "")
@@ -376,12 +451,16 @@ def from_yaml(text: str, source: str = "<string>") -> Structure:
 
 
 def load(path: str | os.PathLike) -> Structure:
-    """Read and validate a structure file."""
+    """Read and validate a structure file: YAML, or JSON when the name ends in ``.json``."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as error:
         raise InputError(f"cannot read the structure: {error.strerror}", file=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("cannot read the structure: not UTF-8 text", file=str(path)) from None
+    if path.suffix.lower() == ".json":
+        return from_json(text, str(path))
     return from_yaml(text, str(path))
 
 
@@ -413,11 +492,15 @@ def to_data(structure: Structure) -> dict[str, Any]:
 
 
 def dump(structure: Structure, path: str | os.PathLike) -> None:
-    """Write ``structure`` as YAML atomically (temporary file + rename)."""
+    """Write ``structure`` atomically (temporary file + rename): YAML, or compact JSON when
+    the name ends in ``.json`` (large structures load much faster from JSON)."""
     path = Path(path)
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    text = yaml.dump(to_data(structure), Dumper=dumper, sort_keys=False,
-                     default_flow_style=None, width=100)
+    if path.suffix.lower() == ".json":
+        text = json.dumps(to_data(structure), separators=(",", ":")) + "\n"
+    else:
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        text = yaml.dump(to_data(structure), Dumper=dumper, sort_keys=False,
+                         default_flow_style=None, width=100)
     handle, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
                                     prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -1,255 +1,146 @@
-"""The symbolic encoding of a structure's product graph on ``dd.cudd`` (notes §5.1).
+"""The symbolic product graph of a structure on ``dd.cudd`` (notes §5.1): preimages, images and
+reachability over an :class:`~bdi_monitor.encoding.Encoding`.
 
-Variables, top to bottom: the current world ``w``, the modal target world ``wt``, the direction
-``d``, then every *field* (one per world's state, one per distinct automaton) with its next-state
-copy interleaved, bit by bit, most significant bits of all fields first (worlds that move in
-lockstep then give linear-size equalities). Identical automata (same transitions, e.g. I = B)
-share one field. A ⊥ code is added to a world's field only when the world is partial.
-
-The temporal relation stays partitioned (enabledness, one part per field) and the preimage is a
-chain of ``and_exists`` with early quantification. Modal preimages rename and quantify only the
-world bits. Every relation is built from explicit tables through a sorted-code trie, so building
-costs one ``ite`` per trie node rather than one BDD operation per table row.
+The encoding decides the variables and builds the relations: from the explicit tables
+(:class:`~bdi_monitor.encoding.TableEncoding`) or from a generator's per-variable rules (the
+grid). The temporal relation stays partitioned: the encoding's conjuncts are grouped into
+clusters of at most :data:`CLUSTER_LIMIT` BDD nodes, once over all directions and once
+cofactored per direction, and every preimage or image is a chain of ``and_exists`` that
+quantifies each variable right after the last cluster that mentions it. Modal preimages rename
+and quantify only the world bits.
 """
 
 from __future__ import annotations
 
 import warnings
-from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from dd import cudd
 
+from bdi_monitor.encoding import Encoding, encoding_of
 from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import RELATIONS, Structure
 
+__all__ = ["CLUSTER_LIMIT", "SymbolicModel"]
 
-def bit_width(size: int) -> int:
-    """Bits needed to code ``size`` distinct values."""
-    return (size - 1).bit_length() if size > 1 else 0
+#: the largest cluster of the temporal relation (BDD nodes) built by conjoining its parts
+CLUSTER_LIMIT = 5000
 
 
-@dataclass
-class Field:
-    """A group of state bits: a world's state or an automaton's state (MSB first)."""
+class _Chain:
+    """Clusters of a relation over (current, next) bits and their quantification schedules."""
 
-    name: str
-    size: int  # number of codes in use
-    cur: list[str]
-    nxt: list[str]
-    bottom: int | None = None  # the ⊥ code, for partial worlds
+    def __init__(self, bdd: cudd.BDD, parts: Sequence[cudd.Function], cur: Sequence[str],
+                 nxt: Sequence[str], limit: int) -> None:
+        clusters: list[cudd.Function] = []
+        current = None
+        for part in parts:
+            if part == bdd.true:
+                continue
+            if current is None:
+                current = part
+                continue
+            joined = current & part
+            if len(joined) > limit:
+                clusters.append(current)
+                current = part
+            else:
+                current = joined
+        if current is not None:
+            clusters.append(current)
+        supports = [bdd.support(c) for c in clusters]
 
-    def bits_of(self, value: int) -> list[bool]:
-        width = len(self.cur)
-        return [bool((value >> (width - 1 - r)) & 1) for r in range(width)]
+        def schedule(names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+            last = {v: max((i for i, s in enumerate(supports) if v in s), default=-1)
+                    for v in names}
+            free = [v for v in names if last[v] < 0]
+            return free, [[v for v in names if last[v] == i] for i in range(len(clusters))]
+
+        self.clusters = clusters
+        self.pre_free, self.pre_steps = schedule(nxt)
+        self.image_free, self.image_steps = schedule(cur)
+
+    def pre(self, bdd: cudd.BDD, u: cudd.Function) -> cudd.Function:
+        """∃next. u(next) ∧ clusters (u already renamed to the next bits)."""
+        if self.pre_free:
+            u = bdd.exist(self.pre_free, u)
+        for cluster, names in zip(self.clusters, self.pre_steps):
+            u = cudd.and_exists(u, cluster, names)
+        return u
+
+    def image(self, bdd: cudd.BDD, u: cudd.Function) -> cudd.Function:
+        """∃cur. u(cur) ∧ clusters (a function of the next bits)."""
+        if self.image_free:
+            u = bdd.exist(self.image_free, u)
+        for cluster, names in zip(self.clusters, self.image_steps):
+            u = cudd.and_exists(u, cluster, names)
+        return u
+
+    @property
+    def size(self) -> int:
+        return sum(len(c) for c in self.clusters)
 
 
 class SymbolicModel:
     """BDD encoding of G_M with preimage, image and reachability operations."""
 
     def __init__(self, structure: Structure, bdd: cudd.BDD | None = None,
-                 reordering: bool = False) -> None:
+                 reordering: bool = False, encoding: Encoding | None = None,
+                 cluster_limit: int = CLUSTER_LIMIT) -> None:
         self.structure = structure
+        self.encoding = encoding if encoding is not None else encoding_of(structure)
+        enc = self.encoding
         self.bdd = bdd if bdd is not None else cudd.BDD()
         self.bdd.configure(reordering=False)
-        m, k = len(structure.worlds), structure.k
-        self.world_bits = [f"w{b}" for b in range(bit_width(m))]
-        self.target_bits = [f"wt{b}" for b in range(bit_width(m))]
-        self.dir_bits = [f"d{b}" for b in range(bit_width(k))]
-        # fields: one per world, one per distinct automaton
-        self.world_fields: list[Field] = []
-        for j, world in enumerate(structure.worlds):
-            partial = not world.is_total()
-            size = len(world.states) + (1 if partial else 0)
-            width = bit_width(size)
-            self.world_fields.append(Field(f"s{j}", size, [f"s{j}_{b}" for b in range(width)],
-                                           [f"s{j}_{b}n" for b in range(width)],
-                                           len(world.states) if partial else None))
-        self.tracker_of: dict[str, int] = {}
-        self.trackers: list[tuple[Field, str]] = []  # (field, representative relation)
-        for relation in RELATIONS:
-            automaton = structure.automata[relation]
-            for t, (_, rep) in enumerate(self.trackers):
-                if structure.automata[rep].same_transitions(automaton):
-                    self.tracker_of[relation] = t
-                    break
-            else:
-                t = len(self.trackers)
-                width = bit_width(len(automaton.states))
-                self.trackers.append((Field(f"q{t}", len(automaton.states),
-                                            [f"q{t}_{b}" for b in range(width)],
-                                            [f"q{t}_{b}n" for b in range(width)]), relation))
-                self.tracker_of[relation] = t
-        self.fields = self.world_fields + [f for f, _ in self.trackers]
-        self._declare()
-        self.cur_vars = self.world_bits + [v for f in self.fields for v in f.cur]
-        self.cur_to_next = {c: n for f in self.fields for c, n in zip(f.cur, f.nxt)}
+        order = enc.order()
+        self.bdd.declare(*order)
+        self.var_count = len(order)
+        self.world_bits, self.target_bits = enc.world_bits, enc.target_bits
+        self.dir_bits = enc.dir_bits
+        self.fields = enc.fields
+        self.cur_vars = self.world_bits + enc.state_bits
+        self.cur_to_next = {c: n for f in enc.fields for c, n in zip(f.cur, f.nxt)}
         self.next_to_cur = {n: c for c, n in self.cur_to_next.items()}
         self.w_to_target = dict(zip(self.world_bits, self.target_bits))
         self.target_to_w = dict(zip(self.target_bits, self.world_bits))
-        self._build_relations()
+        self._build_relations(cluster_limit)
         self._reach: cudd.Function | None = None
         self._labels: dict[str, cudd.Function] = {}
         if reordering:
             self.bdd.configure(reordering=True)
 
-    # -- construction ---------------------------------------------------------------------------
-    def _declare(self) -> None:
-        order = [*self.world_bits, *self.target_bits, *self.dir_bits]
-        width = max((len(f.cur) for f in self.fields), default=0)
-        for row in range(width):
-            for f in self.fields:
-                offset = len(f.cur) - width + row  # MSB-aligned
-                if offset >= 0:
-                    order.extend((f.cur[offset], f.nxt[offset]))
-        self.bdd.declare(*order)
-        self.var_count = len(order)
+    def _build_relations(self, limit: int) -> None:
+        bdd, enc = self.bdd, self.encoding
+        state = enc.state_bits
+        nxt = [self.cur_to_next[v] for v in state]
+        parts = enc.transition(bdd)
+        self.chain = _Chain(bdd, parts, state, nxt, limit)
+        self.enabled = enc.enabled(bdd)
+        #: per direction: enabledness and the relation with the direction bits fixed
+        self.enabled_by_direction: list[cudd.Function] = []
+        self.chains: list[_Chain] = []
+        for d in range(self.structure.k):
+            values = enc.direction_values(d)
+            self.enabled_by_direction.append(self.bdd.let(values, self.enabled)
+                                             if values else self.enabled)
+            self.chains.append(_Chain(bdd, [bdd.let(values, p) if values else p for p in parts],
+                                      state, nxt, limit))
+        self.present = enc.present(bdd)
+        self.modal = {r: enc.output(bdd, r) & self.present for r in RELATIONS}
+        self.initial = self.node_cube(initial_node(self.structure))
 
-    def _table(self, groups: Sequence[tuple[list[str], Sequence[int]]]) -> cudd.Function:
-        """The set of tuples whose i-th component is coded on ``groups[i][0]`` (MSB first) and
-        ranges over the rows ``zip(*[g[1] for g in groups])``."""
-        levels = {v: self.bdd.level_of_var(v) for names, _ in groups for v in names}
-        ordered = sorted(levels, key=levels.get)
-        n = len(ordered)
-        position = {v: n - 1 - i for i, v in enumerate(ordered)}
-        spreads = []
-        for names, values in groups:
-            width = len(names)
-            shifts = [position[v] for v in names]
-            spread = {}
-            for value in set(values):
-                code = 0
-                for r, shift in enumerate(shifts):
-                    if (value >> (width - 1 - r)) & 1:
-                        code |= 1 << shift
-                spread[value] = code
-            spreads.append(list(map(spread.__getitem__, values)))
-        codes = sorted(set(map(sum, zip(*spreads))))
-        return self._from_codes(ordered, codes)
-
-    def _from_codes(self, names: list[str], codes: list[int]) -> cudd.Function:
-        bdd = self.bdd
-        n = len(names)
-        var_nodes = [bdd.var(v) for v in names]
-        false, true = bdd.false, bdd.true
-
-        negated = [~v for v in var_nodes]
-
-        def single(code: int, depth: int) -> cudd.Function:
-            u = true
-            for level in range(n - 1, depth - 1, -1):
-                u = (var_nodes[level] if (code >> (n - 1 - level)) & 1 else negated[level]) & u
-            return u
-
-        def build(lo: int, hi: int, depth: int) -> cudd.Function:
-            if lo == hi:
-                return false
-            if depth == n or hi - lo == 1 << (n - depth):
-                return true
-            if hi - lo == 1:
-                return single(codes[lo], depth)
-            bit = 1 << (n - 1 - depth)
-            base = codes[lo] & ~((bit << 1) - 1)
-            mid = bisect_left(codes, base | bit, lo, hi)
-            low = build(lo, mid, depth + 1)
-            high = build(mid, hi, depth + 1)
-            return low if low == high else bdd.ite(var_nodes[depth], high, low)
-
-        return build(0, len(codes), 0)
-
-    def _build_relations(self) -> None:
-        s = self.structure
-        k = s.k
-        dirs = range(k)
-        bdd = self.bdd
-        self.parts: list[tuple[cudd.Function, list[str], list[str]]] = []
-        enabled = bdd.false
-        present = bdd.false
-        for j, (world, f) in enumerate(zip(s.worlds, self.world_fields)):
-            rows_s, rows_d, rows_t = [], [], []
-            def_s, def_d = [], []
-            for state, row in enumerate(world.delta):
-                for d in dirs:
-                    t = row[d]
-                    if t is None:
-                        t = f.bottom
-                    else:
-                        def_s.append(state)
-                        def_d.append(d)
-                    rows_s.append(state)
-                    rows_d.append(d)
-                    rows_t.append(t)
-            if f.bottom is not None:
-                rows_s.extend([f.bottom] * k)
-                rows_d.extend(dirs)
-                rows_t.extend([f.bottom] * k)
-            delta = self._table([(self.dir_bits, rows_d), (f.cur, rows_s), (f.nxt, rows_t)])
-            self.parts.append((delta, f.cur, f.nxt))
-            is_j = self.world_cube(j)
-            enabled |= is_j & self._table([(self.dir_bits, def_d), (f.cur, def_s)])
-            here = self._rename(self.w_to_target, is_j)
-            if f.bottom is not None:
-                here &= ~self._table([(f.cur, [f.bottom])])
-            present |= here
-        for f, rep in self.trackers:
-            automaton = s.automata[rep]
-            rows_q, rows_d, rows_t = [], [], []
-            for q, row in enumerate(automaton.tau):
-                for d in dirs:
-                    rows_q.append(q)
-                    rows_d.append(d)
-                    rows_t.append(row[d])
-            tau = self._table([(self.dir_bits, rows_d), (f.cur, rows_q), (f.nxt, rows_t)])
-            self.parts.append((tau, f.cur, f.nxt))
-        self.enabled = enabled
-        width = len(self.dir_bits)
-        #: enabledness restricted to one direction each (for chained images and preimages)
-        self.enabled_by_direction = [
-            enabled & bdd.cube({v: bool((d >> (width - 1 - r)) & 1)
-                                for r, v in enumerate(self.dir_bits)}) for d in dirs]
-        self.present = present
-        self.modal: dict[str, cudd.Function] = {}
-        for relation in RELATIONS:
-            f = self.trackers[self.tracker_of[relation]][0]
-            automaton = s.automata[relation]
-            rows_q, rows_i, rows_j = [], [], []
-            for q, pairs in enumerate(automaton.out):
-                for i, j in pairs:
-                    rows_q.append(q)
-                    rows_i.append(i)
-                    rows_j.append(j)
-            out = (self._table([(f.cur, rows_q), (self.world_bits, rows_i),
-                                (self.target_bits, rows_j)]) if rows_q else bdd.false)
-            self.modal[relation] = out & present
-        self.initial = self.node_cube(initial_node(s))
+    @property
+    def relation_nodes(self) -> int:
+        """BDD nodes of the temporal relation's clusters (all directions)."""
+        return self.chain.size
 
     # -- coding of nodes ------------------------------------------------------------------------
     def world_cube(self, world: int) -> cudd.Function:
-        width = len(self.world_bits)
-        return self.bdd.cube({v: bool((world >> (width - 1 - r)) & 1)
-                              for r, v in enumerate(self.world_bits)})
+        return self.encoding.world_cube(self.bdd, world)
 
     def node_assignment(self, node: ProductNode) -> dict[str, bool] | None:
         """The current-state variable values of ``node`` (None if it cannot be coded)."""
-        width = len(self.world_bits)
-        values = {v: bool((node.world >> (width - 1 - r)) & 1)
-                  for r, v in enumerate(self.world_bits)}
-        for f, state in zip(self.world_fields, node.states):
-            if state is None:
-                if f.bottom is None:
-                    return None
-                state = f.bottom
-            values.update(zip(f.cur, f.bits_of(state)))
-        tracked: dict[int, int] = {}
-        for relation, q in zip(RELATIONS, node.automata):
-            t = self.tracker_of[relation]
-            if tracked.setdefault(t, q) != q:
-                return None
-        for t, q in tracked.items():
-            f = self.trackers[t][0]
-            values.update(zip(f.cur, f.bits_of(q)))
-        return values
+        return self.encoding.assignment(node)
 
     def node_cube(self, node: ProductNode) -> cudd.Function:
         values = self.node_assignment(node)
@@ -262,18 +153,7 @@ class SymbolicModel:
 
     def decode(self, values: dict[str, bool]) -> ProductNode:
         """The product node of a (complete) current-state assignment."""
-        def number(names: list[str]) -> int:
-            result = 0
-            for v in names:
-                result = (result << 1) | int(values[v])
-            return result
-        world = number(self.world_bits)
-        states = []
-        for f in self.world_fields:
-            value = number(f.cur)
-            states.append(None if value == f.bottom else value)
-        automata = tuple(number(self.trackers[self.tracker_of[r]][0].cur) for r in RELATIONS)
-        return ProductNode(world, tuple(states), automata)  # type: ignore[arg-type]
+        return self.encoding.decode(values)
 
     def nodes(self, u: cudd.Function, limit: int | None = None) -> list[ProductNode]:
         """Enumerate the product nodes in ``u`` (at most ``limit``)."""
@@ -292,39 +172,31 @@ class SymbolicModel:
     def label(self, proposition: str) -> cudd.Function:
         """Nodes whose current world's state carries ``proposition``."""
         cached = self._labels.get(proposition)
-        if cached is not None:
-            return cached
-        result = self.bdd.false
-        for j, (world, f) in enumerate(zip(self.structure.worlds, self.world_fields)):
-            states = [s for s, ls in enumerate(world.labels) if proposition in ls]
-            if states:
-                result |= self.world_cube(j) & self._table([(f.cur, states)])
-        self._labels[proposition] = result
-        return result
+        if cached is None:
+            cached = self.encoding.label(self.bdd, proposition)
+            self._labels[proposition] = cached
+        return cached
 
     def _rename(self, mapping: dict[str, str], u: cudd.Function) -> cudd.Function:
         return self.bdd.let(mapping, u) if mapping else u
 
     def pre(self, u: cudd.Function) -> cudd.Function:
         """EX: nodes with a temporal successor in ``u``."""
-        x = self._rename(self.cur_to_next, u)
-        for part, _, nxt in self.parts:
-            x = cudd.and_exists(x, part, nxt)
+        x = self.chain.pre(self.bdd, self._rename(self.cur_to_next, u))
         return cudd.and_exists(x, self.enabled, self.dir_bits)
 
     def pre_along(self, direction: int, u: cudd.Function) -> cudd.Function:
         """Nodes whose successor along ``direction`` (0-based) is in ``u``."""
-        x = self._rename(self.cur_to_next, u)
-        for part, _, nxt in self.parts:
-            x = cudd.and_exists(x, part, nxt)
-        return cudd.and_exists(x, self.enabled_by_direction[direction], self.dir_bits)
+        x = self.chains[direction].pre(self.bdd, self._rename(self.cur_to_next, u))
+        return x & self.enabled_by_direction[direction]
 
-    def image(self, u: cudd.Function, enabled: cudd.Function | None = None) -> cudd.Function:
-        """Temporal successors of the nodes in ``u`` (along the directions of ``enabled``)."""
-        x = u & (self.enabled if enabled is None else enabled)
-        for part, cur, _ in self.parts:
-            x = cudd.and_exists(x, part, cur)
-        x = self.bdd.exist(self.dir_bits, x)
+    def image(self, u: cudd.Function, direction: int | None = None) -> cudd.Function:
+        """Temporal successors of the nodes in ``u`` (along ``direction`` if given)."""
+        if direction is None:
+            x = self.chain.image(self.bdd, u & self.enabled)
+            x = self.bdd.exist(self.dir_bits, x) if self.dir_bits else x
+        else:
+            x = self.chains[direction].image(self.bdd, u & self.enabled_by_direction[direction])
         return self._rename(self.next_to_cur, x)
 
     def modal_pre(self, relation: str, u: cudd.Function) -> cudd.Function:
@@ -349,8 +221,8 @@ class SymbolicModel:
             reach = frontier = self.initial
             while frontier != self.bdd.false:
                 new = frontier
-                for enabled in self.enabled_by_direction:
-                    new |= self.image(new, enabled)
+                for d in range(self.structure.k):
+                    new |= self.image(new, d)
                 for relation in RELATIONS:
                     new |= self.modal_image(relation, new)
                 frontier = new & ~reach
@@ -362,4 +234,3 @@ class SymbolicModel:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return int(self.bdd.statistics()["peak_live_nodes"])
-

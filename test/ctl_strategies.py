@@ -51,8 +51,8 @@ def structures(draw, max_worlds: int = 3, modal: bool = True, max_states: int = 
                               draw(st.integers(0, m - 1)), propositions=frozenset(PROPS)))
 
 
-def formulas(modal: bool = True, depth: int = 4):
-    leaves = st.one_of(st.sampled_from([Atom(p) for p in PROPS]),
+def formulas(modal: bool = True, depth: int = 4, props: tuple[str, ...] = PROPS):
+    leaves = st.one_of(st.sampled_from([Atom(p) for p in props]),
                        st.sampled_from([Const(True), Const(False)]))
 
     def extend(children):

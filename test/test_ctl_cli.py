@@ -101,3 +101,42 @@ def test_check_at_another_world(capsys):
     record = json.loads(capsys.readouterr().out)
     assert record["actual_world"] == "w3" and record["reachable_nodes"] == 37
     assert main(["check", BEER, PHI1, "--actual", "w7"]) == 2
+
+
+def test_check_accepts_a_generator_reference(capsys, tmp_path):
+    """A reference builds the grid from its rules; same record as the file the grid command
+    writes (YAML or JSON)."""
+    assert main(["check", "grid:n=4", PHI1, PHI2, "--json"]) == 1
+    by_reference = json.loads(capsys.readouterr().out)
+    assert by_reference["reachable_nodes"] == 178
+    assert [p["holds"] for p in by_reference["properties"]] == [True, False]
+    for name in ("g.yaml", "g.json"):
+        assert main(["grid", "--size", "4", "-o", str(tmp_path / name)]) == 0
+        capsys.readouterr()
+        assert main(["check", str(tmp_path / name), PHI1, PHI2, "--json"]) == 1
+        from_file = json.loads(capsys.readouterr().out)
+        assert [p["holds"] for p in from_file["properties"]] == [True, False]
+        assert from_file["reachable_nodes"] == 178
+        assert from_file["properties"][1]["counterexample"]["nodes"][0]["states"] == \
+            by_reference["properties"][1]["counterexample"]["nodes"][0]["states"]
+    assert main(["check", "grid:size=4,worlds=8,obstacles=wall,actual=3,fridge=3/2", PHI1,
+                 "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["worlds"] == 8 and record["actual_world"] == "w3"
+    assert main(["check", "beer:actual=w3", PHI1, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["reachable_nodes"] == 37
+
+
+def test_bad_generator_references_exit_2(capsys):
+    for reference, words in [("grid:n=1", ["'n'", "integer"]),
+                             ("grid:worlds=4", ["missing parameter", "'n'"]),
+                             ("grid:n=4,colour=red", ["unknown parameter", "colour"]),
+                             ("grid:n=4,n=5", ["given twice"]),
+                             ("grid:n=4,actual=9", ["actual world out of range", "1..4"]),
+                             ("grid:n=4,fridge=4,4", ["'fridge'", "X/Y"]),
+                             ("grid:n=3,fridge=7/7", ["fridge outside the grid"]),
+                             ("beer:actual=w9", ["unknown world"])]:
+        assert main(["check", reference, "EF bb"]) == 2, reference
+        err = capsys.readouterr().err
+        assert reference in err and "Traceback" not in err, err
+        assert all(w in err for w in words), err

@@ -1,7 +1,9 @@
-"""``bdi-monitor check MODEL.yaml 'PROPERTY' ... [--json] [--witness]``.
+"""``bdi-monitor check MODEL 'PROPERTY' ... [--json] [--witness]``.
 
-Checks every property at the actual world's root. Exit 0 when all hold, 1 when some fails
-(each failure comes with a counterexample DAG), 2 on bad input.
+MODEL is a structure file (YAML, or JSON for large ones) or a model reference such as
+``grid:n=512,worlds=8`` (:mod:`bdi_monitor.models.reference`), which builds the model from the
+generator's rules without a file. Checks every property at the actual world's root. Exit 0 when
+all hold, 1 when some fails (each failure comes with a counterexample DAG), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -14,20 +16,24 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from bdi_monitor import structure as structure_io
 from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
+from bdi_monitor.models.reference import load_model
 from bdi_supervisor.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "check", help="model-check CTL-BDI properties on a structure",
-        description="Model-check CTL-BDI properties at the actual world of a structure (YAML). "
+        description="Model-check CTL-BDI properties at the actual world of a structure (a YAML "
+                    "or JSON file, or a model reference such as grid:n=512,worlds=8). "
                     "Prints YES, or NO with a counterexample DAG. Exit 0 if all properties "
                     "hold, 1 if some is false, 2 on bad input.")
-    parser.add_argument("model", help="structure file (YAML, see bdi_monitor.structure)")
+    parser.add_argument("model", help="structure file (YAML or .json, see "
+                        "bdi_monitor.structure) or model reference NAME:KEY=VALUE,... "
+                        "(grid:n=N,worlds=M,obstacles=wall|none|random:SEED,actual=K; "
+                        "beer:actual=wK)")
     parser.add_argument("properties", nargs="+", metavar="PROPERTY",
                         help="CTL-BDI formula, e.g. 'AG(bel br -> EF bb)'")
     parser.add_argument("--json", action="store_true", help="print one JSON record")
@@ -40,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    structure = structure_io.load(args.model)
+    structure = load_model(args.model)
     if args.actual is not None:
         names = [w.name for w in structure.worlds]
         if args.actual not in names:

@@ -1,6 +1,8 @@
 """``bdi-monitor grid --size N [--worlds M] [--obstacles wall|none|random:SEED] -o MODEL.yaml``.
 
-Writes the grid beer robot (the seed's benchmark, generalized) as a structure file.
+Writes the grid beer robot (the seed's benchmark, generalized) as a structure file (JSON when
+the name ends in ``.json``). ``bdi-monitor check grid:n=N,...`` checks the same model without a
+file, from the generator's rules.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--lounge", type=_cell, help="lounge cell X,Y (default 0,0)")
     parser.add_argument("--door", type=_cell, help="door cell X,Y (default 0,n-1)")
     parser.add_argument("--fridge", type=_cell, help="fridge cell X,Y (default n-1,n-1)")
-    parser.add_argument("-o", "--output", required=True, help="structure file to write")
+    parser.add_argument("-o", "--output", required=True,
+                        help="structure file to write (YAML; JSON if it ends in .json, which "
+                             "loads much faster)")
     parser.set_defaults(func=run)
 
 
