@@ -5,23 +5,29 @@ from glob import glob
 from setuptools import find_packages, setup
 
 PACKAGE = "bdi_supervisor"
+CONFIG_KINDS = ("missions", "catalogs", "worlds", "ctl", "sweeps")
 
 setup(
     name=PACKAGE,
     version="0.1.0",
     description="GR(1)-synthesized, audited FlexBE supervisors with a live CTL-BDI monitor",
-    packages=find_packages(include=["bdi_supervisor", "bdi_supervisor.*", "bdi_monitor", "bdi_monitor.*"]),
-    package_data={"bdi_supervisor": ["data/**/*"]},
+    packages=[*find_packages(include=["bdi_supervisor", "bdi_supervisor.*", "bdi_monitor",
+                                      "bdi_monitor.*"]),
+              "bdi_supervisor.data", "bdi_supervisor.config",
+              *(f"bdi_supervisor.config.{kind}" for kind in CONFIG_KINDS)],
+    # config/ (missions, catalogs, worlds, CTL models, sweeps) is the package's data as
+    # bdi_supervisor/config in a wheel, so an installed package can run its missions by name
+    # (bdi_supervisor.shipped); the same files go to share/ for ROS below. One copy in the repo.
+    package_dir={"bdi_supervisor.config": "config"},
+    package_data={"bdi_supervisor.data": ["*.yaml"], "bdi_supervisor.config": ["*.yaml"],
+                  **{f"bdi_supervisor.config.{kind}": ["*.yaml"] for kind in CONFIG_KINDS}},
     include_package_data=True,
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
-        (f"share/{PACKAGE}/config/missions", glob("config/missions/*.yaml")),
-        (f"share/{PACKAGE}/config/catalogs", glob("config/catalogs/*.yaml")),
-        (f"share/{PACKAGE}/config/worlds", glob("config/worlds/*.yaml")),
-        (f"share/{PACKAGE}/config/ctl", glob("config/ctl/*.yaml")),
+        *((f"share/{PACKAGE}/config/{kind}", glob(f"config/{kind}/*.yaml")) for kind in CONFIG_KINDS),
     ],
     python_requires=">=3.10",
     install_requires=[
@@ -32,6 +38,8 @@ setup(
     extras_require={
         "test": [
             "pytest>=8",
+            # test/test_wheel_install.py builds the wheel without build isolation (offline)
+            "setuptools>=70.1",
             "hypothesis>=6",
             "omega>=0.4",
             "catkin_pkg>=1.0",

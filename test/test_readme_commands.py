@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from checkout_copy import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -87,17 +88,7 @@ def test_documents_mark_some_commands_runnable():
 @pytest.fixture(scope="module")
 def fresh_copy(tmp_path_factory) -> Path:
     """The checkout's files (tracked and untracked-but-not-ignored) copied to a temp folder."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout: cannot tell the repository's files from build output")
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    target = tmp_path_factory.mktemp("fresh") / "repo"
-    for rel in filter(None, listed):
-        source = ROOT / rel
-        if source.is_file():
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / rel)
-    return target
+    return copy_checkout(tmp_path_factory.mktemp("fresh") / "repo")
 
 
 def _environment(copy: Path) -> dict[str, str]:

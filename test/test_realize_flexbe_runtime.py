@@ -4,6 +4,12 @@ Skipped where rclpy or flexbe_core is not importable (no stand-in exists anywher
 project). In a ROS 2 Jazzy workspace with FlexBE 4.x built and sourced, run
 ``python -m pytest test/test_realize_flexbe_runtime.py`` (see docs/realization.md).
 
+The behaviors run the way ``flexbe_onboard`` runs them: rclpy's default context, one node added
+to a ``SingleThreadedExecutor``, the behavior constructed with that node (its ``__init__`` calls
+``initialize_flexbe_core(node)``), then ``set_up`` / ``prepare_for_execution`` / ``confirm`` and
+``execute()`` (the state machine's own ``spin``) on a worker thread while the main thread spins
+the executor, and ``shutdown_proxies()`` at the end.
+
 Each behavior is generated twice: as is (its stock FlexBE states must import and ``create()``
 must build the machine), and with every capability bound to ``ScriptedState`` (a real
 EventState), so a scripted outcome sequence drives it; the states FlexBE visits must be the
@@ -17,13 +23,16 @@ import importlib
 import os
 import random
 import sys
+import threading
+import time
 
 import pytest
 import realize_cases as cases
 
 try:
-    import flexbe_core  # noqa: F401
     import rclpy
+    from flexbe_core.core import PreemptableState
+    from flexbe_core.proxy import shutdown_proxies
     from rclpy.executors import SingleThreadedExecutor
 except ImportError as error:  # pragma: no cover - depends on the ROS installation
     pytest.skip(f"real flexbe_core/rclpy not importable ({error}); run this module in a ROS 2 "
@@ -37,7 +46,7 @@ from bdi_supervisor.realize.stage import realize
 
 pytestmark = pytest.mark.ros
 
-SCRIPTED = "flexbe_support.scripted_state/ScriptedState"
+SCRIPTED = "flexbe_support.scripted_state.ScriptedState"
 
 
 def _cases():
@@ -55,20 +64,27 @@ CASES = _cases()
 
 @pytest.fixture
 def node():
+    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard sets it up
+    (flexbe_core's spin loop polls ``rclpy.ok()`` of the default context)."""
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ["ROS_DOMAIN_ID"] = str(100 + os.getpid() % 100)
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    ros_node = rclpy.create_node("bdi_realize_test", context=context)
-    executor = SingleThreadedExecutor(context=context)
+    initialized_here = not rclpy.ok()
+    if initialized_here:
+        rclpy.init()
+    ros_node = rclpy.create_node("bdi_realize_test")
+    executor = SingleThreadedExecutor()
     executor.add_node(ros_node)  # flexbe proxies schedule clean-up on node.executor
     try:
         yield ros_node, executor
     finally:
+        shutdown_proxies()
+        for _ in range(20):
+            executor.spin_once(timeout_sec=0.001)
         executor.remove_node(ros_node)
         executor.shutdown()
         ros_node.destroy_node()
-        rclpy.shutdown(context=context)
+        if initialized_here:
+            rclpy.try_shutdown()
 
 
 def _import(result, tmp_path):
@@ -122,16 +138,20 @@ def test_behavior_runs_scripted_outcomes_like_the_machine(name, seed, node, tmp_
     behavior = _import(result, tmp_path)(node[0])
     ScriptedState.script = [outcome for _, outcome in expected]
     ScriptedState.trace = []
+    PreemptableState.preempt = False
     behavior.set_up(beh_id=0, autonomy_level=255, debug=False)
     behavior.prepare_for_execution({})
     behavior.confirm()
-    sm = behavior._state_machine
-    outcome = None
-    for _ in range(10 * len(expected) + 10):
-        outcome = sm.execute(None)
-        node[1].spin_once(timeout_sec=0)
-        if outcome is not None or not ScriptedState.script:
-            break
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(behavior.execute()), daemon=True)
+    worker.start()
+    deadline = time.monotonic() + 2.0 * len(expected) + 10.0
+    while worker.is_alive() and time.monotonic() < deadline:
+        node[1].spin_once(timeout_sec=0.05)
+    if worker.is_alive():
+        behavior.preempt()
+        worker.join(5.0)
+    PreemptableState.preempt = False
     assert ScriptedState.trace == expected
-    assert outcome == final
-    sm.destroy()
+    # an exhausted script preempts the behavior (machines without a container outcome never end)
+    assert outcome == [final if final is not None else "preempted"]

@@ -17,8 +17,6 @@ from bdi_supervisor.realize.machine import (
     capability_order,
     detect_encoding,
     edges_from_provenance,
-    resolve_interface,
-    snake_case,
 )
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
 
@@ -166,19 +164,6 @@ def test_unsafe_capability_name_is_rejected(bad):
     catalog.capabilities[bad] = dataclasses.replace(catalog.capabilities["bd"], name=bad)
     with pytest.raises(InputError, match="capability name is not a safe identifier"):
         build_machine(cases.coffee_reduced_onehot(), catalog)
-
-
-@pytest.mark.parametrize("interface", ["Log State", "os.system('x')/Log", "a/b/c", "LogState()"])
-def test_unsafe_interface_is_rejected(interface):
-    with pytest.raises(InputError):
-        resolve_interface(interface)
-
-
-def test_interface_resolution():
-    assert resolve_interface("LogState") == ("flexbe_states.log_state", "LogState")
-    assert resolve_interface("my_states/MoveState") == ("my_states.move_state", "MoveState")
-    assert resolve_interface("my_states.motion/MoveState") == ("my_states.motion", "MoveState")
-    assert snake_case("OperatorDecisionState") == "operator_decision_state"
 
 
 @pytest.mark.parametrize("value", [float("nan"), object(), b"x", {1.5: "a"}])

@@ -15,6 +15,7 @@ import py_compile
 
 import pytest
 
+from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.realize.machine import (
     CAPABILITY_VARIABLE,
@@ -83,7 +84,7 @@ def _expected(reduced, catalog, encoding, initial):
                 if inputs.get(outcome_variable(catalog, cap, normalized, encoding)):
                     assert wiring.setdefault(flexbe, name(succ)) == name(succ)
             todo.append(succ)
-        expected[name(state_id)] = (capability.interface.split("/")[-1], wiring,
+        expected[name(state_id)] = (state_class(capability.interface), wiring,
                                     {p.name: p.value for p in capability.parameters
                                      if p.variable is None})
     return expected

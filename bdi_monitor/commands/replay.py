@@ -17,8 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bdi_supervisor.errors import InputError
-
-CONFIG = Path(__file__).resolve().parents[2] / "config" / "missions"
+from bdi_supervisor.shipped import shipped_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -46,9 +45,12 @@ def _mission_path(log: Path, lines: list[str], given: str | None) -> Path:
         except (ValueError, AttributeError):
             continue
         if isinstance(name, str) and name.replace("_", "").isalnum():
-            for folder in (log.parent, log.parent / "config" / "missions", CONFIG):
+            for folder in (log.parent, log.parent / "config" / "missions"):
                 if (folder / f"{name}.yaml").is_file():
                     return folder / f"{name}.yaml"
+            shipped = shipped_file("missions", name)
+            if shipped is not None:
+                return shipped
             raise InputError("cannot find the mission named in the log", file=str(log),
                              key="mission", found=repr(name), expected="--mission FILE")
     raise InputError("the log names no mission", file=str(log), key="mission",

@@ -28,11 +28,11 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Iterator
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.catalog.interfaces import INTERFACE_SYNTAX, stock_state, stock_states
 from bdi_supervisor.catalog.model import (
     COMPLETED,
     Capability,
@@ -58,7 +58,6 @@ RESERVED_NAMES = frozenset({"completed", "failure", "failed", "capability", *RES
 AUTONOMY_NAMES = {"off": 0, "inherit": 0, "low": 1, "high": 2, "full": 3}
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_INTERFACE = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*/)?[A-Za-z_][A-Za-z0-9_]*")
 
 
 # ---------------------------------------------------------------- bundled data
@@ -67,12 +66,6 @@ _INTERFACE = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*/)?[A-Za-z_][A-Za-z0-9_]*")
 def _data_doc(name: str) -> YamlDoc:
     text = resources.files("bdi_supervisor").joinpath("data", name).read_text(encoding="utf-8")
     return parse_yaml(text, f"<bdi_supervisor/data/{name}>")
-
-
-@cache
-def known_interfaces() -> dict[str, dict[str, Any]]:
-    """Outcomes of FlexBE's stock states: ``{class: {outcomes: [...]} | {outcomes_parameter: p}}``."""
-    return dict(_data_doc("flexbe_states.yaml").data)
 
 
 def default_mappings() -> dict[str, Any]:
@@ -255,11 +248,11 @@ def _flexbe_outcomes(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog) 
         raw = doc.expect(spec["outcomes"], list, (*path, "outcomes"), "a list of FlexBE outcome names")
         where: KeyPath = (*path, "outcomes")
     else:
-        info = known_interfaces().get(interface.split("/")[-1])
+        info = stock_state(interface)
         if info is None:
             raise doc.error(f"unknown interface '{interface}': its outcomes are not known", (*path, "interface"),
                             found=f"'{interface}'",
-                            expected="a FlexBE stock state (" + ", ".join(sorted(known_interfaces()))
+                            expected="a FlexBE stock state (" + ", ".join(sorted(stock_states()))
                                      + ") or an 'outcomes: [...]' list on the capability")
         if "outcomes_parameter" in info:
             name = info["outcomes_parameter"]
@@ -370,9 +363,9 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Na
     doc.expect(spec, dict, path, "a mapping of capability keys")
     doc.check_keys(spec, path, CAPABILITY_KEYS, required=("interface",))
     interface = doc.expect(spec["interface"], str, (*path, "interface"), "a FlexBE state class name")
-    if not _INTERFACE.fullmatch(interface):
+    if not INTERFACE_SYNTAX.fullmatch(interface):
         raise doc.error("unsafe interface name", (*path, "interface"), found=repr(interface),
-                        expected="ClassName or package/ClassName")
+                        expected="a stock state's Class, or package.module.Class")
     params_raw = spec.get("parameters") or {}
     doc.expect(params_raw, dict, (*path, "parameters"), "a mapping parameter: value")
     flexbe = _flexbe_outcomes(doc, spec, path, catalog)

@@ -15,7 +15,7 @@ import sys
 from bdi_supervisor.cli import entry
 from bdi_supervisor.cli.entry import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK
 
-SUBCOMMANDS = ("spec", "solve", "synthesize", "realize", "run", "sweep")
+SUBCOMMANDS = ("missions", "spec", "solve", "synthesize", "realize", "run", "sweep")
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NEGATIVE", "EXIT_OK", "SUBCOMMANDS", "build_parser", "main"]
 
 

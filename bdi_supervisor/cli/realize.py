@@ -22,8 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "to DIR/behavior/. Exit 0 on success, 2 on bad input.",
     )
     parser.add_argument("strategy", metavar="STRATEGY.json", help="strategy file (reduced.json)")
-    parser.add_argument("--mission", required=True, metavar="MISSION.yaml",
-                        help="mission whose catalog the strategy was synthesized from")
+    parser.add_argument("--mission", required=True, metavar="MISSION",
+                        help="mission (file or shipped name) whose catalog the strategy was "
+                             "synthesized from")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="output folder; the package goes to DIR/behavior/")
     parser.add_argument("--behavior", metavar="NAME",

@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "execute it against a simulator; print the timeline. Exit 0 when the goal "
                     "is reached, 1 when the run ends otherwise, 2 on bad input.",
     )
-    parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
+    parser.add_argument("mission", metavar="MISSION",
+                        help="mission file or shipped mission name (bdi-supervisor missions)")
     parser.add_argument("--sim", metavar="SIM",
                         help="simulator: forced, pyrobosim or quadcopter (default: the mission's runner.sim, "
                              "else forced)")
@@ -83,10 +84,13 @@ def run(args: argparse.Namespace) -> int:
     import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.pipeline import load_folder, prepare
+    from bdi_supervisor.runtime.extras import require_simulator
     from bdi_supervisor.runtime.progress import ProgressView, print_result
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
     mission = load_mission(args.mission)
+    runner = mission.section("runner") or {}
+    require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
     overrides = overrides_from_args(args)
     if args.from_dir and overrides:
         raise InputError("a saved run folder is already synthesized", key="--from",

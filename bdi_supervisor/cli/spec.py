@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Generate the GR(1) specification of a mission (catalog + request + custom "
                     "constraints). Exit 0 on success, 2 on bad input.",
     )
-    parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
+    parser.add_argument("mission", metavar="MISSION",
+                        help="mission file or shipped mission name (bdi-supervisor missions)")
     parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding (default: the mission's)")
     parser.add_argument("--liveness", choices=LIVENESS, help="liveness treatment (default: the mission's)")
     pending = parser.add_mutually_exclusive_group()

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.shipped import resolve
 from bdi_supervisor.sweep.backends import make_backend
 from bdi_supervisor.sweep.grid import load_sweep
 from bdi_supervisor.sweep.report import write_reports
@@ -28,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run a sweep (missions × encoding × liveness × pending × seeds × reordering × "
                     "repeats), resuming where an earlier run stopped, on a local process pool or "
                     "a Dask cluster; optionally write CSV/Markdown/PNG reports.")
-    parser.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file (config/sweeps/)")
+    parser.add_argument("sweep", metavar="SWEEP.yaml",
+                        help="sweep file, or the name of a shipped sweep (ci_small, …)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask distributed scheduler (tcp://host:8786); default: local pool")
     parser.add_argument("--workers", type=int, metavar="N",
@@ -43,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sweep = load_sweep(args.sweep)
+    sweep = load_sweep(resolve("sweeps", args.sweep))
     if args.workers is not None and args.workers < 1:
         raise InputError("must be at least 1", key="--workers", found=str(args.workers),
                          expected="a positive number of workers")

@@ -24,7 +24,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "synthesize", help="run a mission: spec generation and GR(1) synthesis (and later stages)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mission", metavar="MISSION.yaml", help="mission file")
+    parser.add_argument("mission", metavar="MISSION",
+                        help="mission file or shipped mission name (bdi-supervisor missions)")
     add_override_arguments(parser)
     parser.add_argument("--declaration-order", choices=["alphabetic", "as-written", "random"],
                         help="variable declaration order of the generated spec")
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     with solving_status(mission.name, quiet=args.json) as progress:
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, solver=solver,
                               progress=progress, draw=args.draw)
+    realize_error = result.artifacts.get("realize_error")
     if args.json:
         json.dump(result.summary(), sys.stdout, indent=1)
         print()
@@ -82,4 +84,7 @@ def run(args: argparse.Namespace) -> int:
             print_result(result.synthesis, console)
         if result.out_dir is not None:
             console.print(f"output: {result.out_dir}")
+    if realize_error is not None:  # bad input found at realization (e.g. an unresolved interface)
+        print(f"error: {realize_error.describe()}", file=sys.stderr)
+        return 2
     return result.exit_code

@@ -35,7 +35,6 @@ from bdi_supervisor.catalog.loader import (
     default_mappings,
     load_mappings,
 )
-from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.model import (
     CONSTRAINT_SECTIONS,
     DECLARATION_ORDERS,
@@ -47,6 +46,7 @@ from bdi_supervisor.mission.model import (
     Request,
     SynthesisOptions,
 )
+from bdi_supervisor.shipped import resolve
 from bdi_supervisor.spec.structuredslugs import parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml
 
@@ -195,7 +195,6 @@ def mission_from_doc(doc: YamlDoc) -> Mission:
 
 
 def load_mission(path: str | Path) -> Mission:
-    """Load a mission file and the catalog it names; every problem is an :class:`InputError`."""
-    if not Path(path).is_file():
-        raise InputError("mission file not found", file=str(path), expected="an existing YAML file")
-    return mission_from_doc(load_yaml(path))
+    """Load a mission file (or a shipped mission by name, e.g. ``coffee_extended``) and the
+    catalog it names; every problem is an :class:`InputError`."""
+    return mission_from_doc(load_yaml(resolve("missions", path)))

@@ -36,6 +36,7 @@ from bdi_supervisor.realize.safety import (
     check_identifier,
     check_label,
     check_literal,
+    check_module_path,
 )
 
 #: FlexBE's Autonomy constants by level
@@ -119,6 +120,7 @@ def _class_refs(machine: SupervisorMachine) -> dict[tuple[str, str], str]:
     pairs = list(dict.fromkeys((s.interface_module, s.interface_class) for s in machine.states))
     refs = {}
     for module, cls in pairs:
+        check_module_path(module, "state module")
         clash = any(c == cls and m != module for m, c in pairs)
         refs[(module, cls)] = check_identifier(
             f"{module.split('.')[0]}__{cls}" if clash else cls, "state class alias")

@@ -35,17 +35,16 @@ marked ``excluded``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from bdi_supervisor.catalog.interfaces import resolve_interface
 from bdi_supervisor.catalog.model import Capability, Catalog
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.safety import (
     check_identifier,
     check_label,
     check_literal,
-    check_module_path,
 )
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, Value
 
@@ -57,8 +56,6 @@ CAPABILITY_VARIABLE = "capability"
 BOOTSTRAP_CAPABILITY = "begin_game"
 #: container outcome for FlexBE outcomes the strategy's environment assumptions exclude
 UNEXPECTED = "failed"
-#: package searched for bare interface class names (FlexBE's stock states)
-DEFAULT_STATE_PACKAGE = "flexbe_states"
 #: FlexBE autonomy levels (Off/Inherit 0, Low 1, High 2, Full 3); default per outcome
 AUTONOMY_LEVELS = (0, 1, 2, 3)
 DEFAULT_AUTONOMY = 1
@@ -211,29 +208,6 @@ def outcome_variable(catalog: Catalog, capability: str, outcome: str, encoding: 
         if catalog.outcome_suffix(generic) == suffix:
             return generic
     return outcome
-
-
-def resolve_interface(interface: str, key: str | None = None) -> tuple[str, str]:
-    """(module, class) of a catalog ``interface``.
-
-    ``Class`` → ``flexbe_states.<snake_case(Class)>``; ``pkg/Class`` →
-    ``pkg.<snake_case(Class)>``; ``pkg.module/Class`` → that module.
-    """
-    if not isinstance(interface, str):
-        raise InputError("interface must be a string", key=key, found=repr(interface))
-    package, _, cls = interface.rpartition("/")
-    check_identifier(cls, "interface class", key)
-    if not package:
-        package = DEFAULT_STATE_PACKAGE
-    check_module_path(package, "interface package", key)
-    module = package if "." in package else f"{package}.{snake_case(cls)}"
-    return module, cls
-
-
-def snake_case(name: str) -> str:
-    """``OperatorDecisionState`` → ``operator_decision_state`` (FlexBE's file convention)."""
-    text = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text).lower()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,7 +453,7 @@ def _machine_state(ctx: _Context, state: StrategyState, names: dict[int, str]) -
     _, capability = _classify(ctx, state)
     cap = ctx.catalog.capabilities[capability]
     where = f"capabilities.{capability}"
-    module, cls = resolve_interface(cap.interface, f"{where}.interface")
+    module, cls = resolve_interface(cap.interface, f"{where}.interface", ctx.catalog.source)
 
     branches: dict[str, list[Branch]] = {}
     for arrival, succ_id in _edges(ctx, state):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,9 +68,12 @@ def realize(
 
 
 def behavior_name(mission_name: str) -> str:
-    """A FlexBE behavior name from a mission name (``coffee-extended`` → ``coffee_extended``)."""
-    text = "".join(c if c.isalnum() or c == "_" else "_" for c in mission_name).strip("_")
-    return text if text[:1].isalpha() else f"mission_{text}"
+    """A FlexBE behavior name from a mission name, as a FlexBE user names behaviors: words
+    capitalized, separated by spaces (``vending_extended`` → ``Vending Extended``, whose class
+    the editor calls ``VendingExtendedSM`` and whose file ``vending_extended_sm.py``)."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", mission_name) if w]
+    text = " ".join(w[:1].upper() + w[1:] for w in words)
+    return text if text[:1].isalpha() else f"Mission {text}".strip()
 
 
 def mission_outcomes(mission: Any) -> dict[str, str] | None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.catalog.model import Capability, Catalog
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.runtime.adapters import Adapter
@@ -174,7 +175,7 @@ class Backend:
     def adapter_type(self, cap: Capability, entry: Mapping[str, Any]) -> str | None:
         if "type" in entry:
             return str(entry["type"])
-        interface = cap.interface.split("/")[-1]
+        interface = state_class(cap.interface)
         if interface in ("LogState", "LogKeyState"):
             return "log"
         if interface == "OperatorDecisionState":

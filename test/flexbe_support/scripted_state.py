@@ -7,6 +7,7 @@ is imported only when flexbe_core is importable.
 from typing import ClassVar
 
 from flexbe_core import EventState
+from flexbe_core.core import PreemptableState
 
 
 class ScriptedState(EventState):
@@ -24,7 +25,8 @@ class ScriptedState(EventState):
 
     def execute(self, userdata):
         if not ScriptedState.script:
-            return None  # stay active: the script is exhausted
+            PreemptableState.preempt = True  # the script is exhausted: stop the behavior
+            return None
         outcome = ScriptedState.script.pop(0)
         if outcome not in self._declared:
             raise ValueError(f"scripted outcome {outcome!r} not declared by {self.name}")

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.domains.pyrobosim.world import ACTIONS, SimWorld
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.runtime.adapters import Activation, AdapterInfo, BlockingAdapter, Outcome
@@ -268,7 +269,7 @@ INTERFACE_KINDS: dict[str, str] = {
 
 def kind_for(interface: str, parameters: Mapping[str, Any]) -> str | None:
     """The adapter kind for a capability interface (DoorActionState by its ``action_type``)."""
-    name = interface.split("/")[-1]
+    name = state_class(interface)
     if name == "DoorActionState":
         return "close" if str(parameters.get("action_type", "open")) == "close" else "open"
     return INTERFACE_KINDS.get(name)

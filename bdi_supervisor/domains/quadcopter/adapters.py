@@ -1,6 +1,6 @@
 """Executor adapters for the quadcopter capabilities (one per capability, one shared drone).
 
-A capability is bound by its interface class (the part after ``/``): ``ArmState`` (``arm``:
+A capability is bound by its interface class (the last part of its name): ``ArmState`` (``arm``:
 true/false), ``TakeoffState``, ``PlanTrajectoryState``, ``UploadTrajectoryState``,
 ``ExecuteTrajectoryState``, ``GoToState`` (``target: clear_of_gate``), ``LandState`` and FlexBE's
 ``LogState``. Each activation is one blocking :class:`~.drone.SimDrone` call on the adapter's
@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.catalog.model import COMPLETED, Capability, Catalog
 from bdi_supervisor.domains.quadcopter.drone import CallResult, SimDrone
 from bdi_supervisor.errors import InputError
@@ -160,7 +161,7 @@ def build_adapters(catalog: Catalog, drone: SimDrone, capabilities: list[str] | 
     adapters = {}
     for name in capabilities or sorted(catalog.capabilities):
         cap = catalog.capabilities[name]
-        cls = cap.interface.rpartition("/")[2]
+        cls = state_class(cap.interface)
         if cls not in CALLS:
             raise InputError(f"capability '{name}' has an interface the quadcopter simulator "
                              "cannot run", file=source, key=f"capabilities.{name}.interface",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.catalog.model import Capability
 from bdi_supervisor.domains.quadcopter.adapters import CALLS, DroneAdapter
 from bdi_supervisor.domains.quadcopter.sim import WALL_TIMEOUT, make_sim
@@ -29,7 +30,7 @@ class QuadcopterBackend(Backend):
     def adapter_type(self, cap: Capability, entry: Mapping[str, Any]) -> str | None:
         if "type" in entry:
             return str(entry["type"])
-        interface = cap.interface.rpartition("/")[2]
+        interface = state_class(cap.interface)
         if interface in CALLS:
             return f"quadcopter.{CALLS[interface][0]}"
         return super().adapter_type(cap, entry)

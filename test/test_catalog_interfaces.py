@@ -1,0 +1,117 @@
+"""Catalog interfaces resolve to a real state module, or are refused before anything is written."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import realize_cases as cases
+import yaml
+
+from bdi_supervisor.catalog.interfaces import (
+    resolve_interface,
+    snake_case,
+    state_class,
+    stock_state,
+    stock_states,
+)
+from bdi_supervisor.catalog.loader import load_catalog
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.realize.machine import build_machine
+from bdi_supervisor.realize.stage import realize
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("cls", sorted(stock_states()))
+def test_stock_states_resolve_in_every_spelling(cls):
+    module = stock_states()[cls]["module"]
+    assert module.startswith("flexbe_states.")
+    for spelling in (cls, f"flexbe_states/{cls}", f"{module}.{cls}", f"{module}/{cls}"):
+        assert resolve_interface(spelling) == (module, cls)
+        assert stock_state(spelling) is stock_states()[cls]
+
+
+def test_explicit_modules_resolve_as_written():
+    assert resolve_interface("my_states.move_state.MoveState") == ("my_states.move_state",
+                                                                   "MoveState")
+    assert resolve_interface("my_states.motion.sub.MoveState") == ("my_states.motion.sub",
+                                                                   "MoveState")
+    assert resolve_interface("my_states.motion/MoveState") == ("my_states.motion", "MoveState")
+    # a user's own LogState is not FlexBE's
+    assert stock_state("my_states.log_state.LogState") is None
+    assert resolve_interface("my_states.log_state.LogState") == ("my_states.log_state", "LogState")
+    assert state_class("my_states.move_state.MoveState") == "MoveState"
+    assert snake_case("OperatorDecisionState") == "operator_decision_state"
+
+
+@pytest.mark.parametrize(("interface", "hint"), [
+    ("MoveState", "my_states.move_state.MoveState"),
+    ("my_states/MoveState", "my_states.move_state.MoveState"),
+    ("move_state.MoveState", "move_state.move_state.MoveState"),
+    ("pyrobosim_flexbe_states/LogState", "pyrobosim_flexbe_states.log_state.LogState"),
+])
+def test_unresolved_interfaces_are_refused_with_the_form_that_works(interface, hint):
+    with pytest.raises(InputError) as error:
+        resolve_interface(interface, key="capabilities.move.interface", file="cat.yaml")
+    assert error.value.key == "capabilities.move.interface" and error.value.file == "cat.yaml"
+    assert hint in error.value.describe()
+
+
+@pytest.mark.parametrize("interface", ["Log State", "os.system('x')/Log", "a/b/c", "LogState()",
+                                       "my.class.State", "", ".Log", "a..b.C"])
+def test_unsafe_interfaces_are_rejected(interface):
+    with pytest.raises(InputError):
+        resolve_interface(interface)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "config" / "catalogs").glob("*.yaml")),
+                         ids=lambda p: p.stem)
+def test_every_shipped_catalog_interface_resolves(path):
+    catalog = load_catalog(path)
+    for name, cap in catalog.capabilities.items():
+        module, cls = resolve_interface(cap.interface, f"capabilities.{name}.interface")
+        assert module.count(".") >= 1 and cls == state_class(cap.interface)
+
+
+def test_machine_building_refuses_an_unresolved_interface():
+    catalog = cases.vending_catalog()
+    catalog.capabilities["pay"] = dataclasses.replace(catalog.capabilities["pay"],
+                                                      interface="PayState")
+    with pytest.raises(InputError, match="not one of FlexBE's stock states") as error:
+        build_machine(cases.vending_reduced_onehot(), catalog)
+    assert error.value.key == "capabilities.pay.interface"
+
+
+def test_realize_writes_nothing_for_an_unresolved_interface(tmp_path):
+    catalog = cases.vending_catalog()
+    catalog.capabilities["pay"] = dataclasses.replace(catalog.capabilities["pay"],
+                                                      interface="payments/PayState")
+    with pytest.raises(InputError, match="names a package but not the module"):
+        realize(cases.vending_reduced_onehot(), catalog, behavior="Vending",
+                out_dir=tmp_path / "behavior")
+    assert not (tmp_path / "behavior").exists()
+
+
+def test_realize_cli_exits_2_naming_the_capability(tmp_path):
+    source = yaml.safe_load((ROOT / "config" / "catalogs" / "coffee.yaml").read_text())
+    source["capabilities"]["gr"]["interface"] = "GrindState"
+    source["capabilities"]["gr"]["outcomes"] = ["done"]
+    (tmp_path / "coffee.yaml").write_text(yaml.safe_dump(source))
+    mission = yaml.safe_load((ROOT / "config" / "missions" / "coffee.yaml").read_text())
+    mission["catalog"] = "coffee.yaml"
+    (tmp_path / "mission.yaml").write_text(yaml.safe_dump(mission))
+    run = [sys.executable, "-m", "bdi_supervisor", "synthesize", "mission.yaml", "--out", "out"]
+    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "capabilities.gr.interface" in done.stderr and "GrindState" in done.stderr
+    assert not (tmp_path / "out" / "mission" / "one-hot-SP" / "behavior").exists()
+    strategy = next((tmp_path / "out").rglob("reduced.json"))
+    run = [sys.executable, "-m", "bdi_supervisor", "realize", str(strategy), "--mission",
+           "mission.yaml", "--out", "again"]
+    done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "capabilities.gr.interface" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "again").exists()
