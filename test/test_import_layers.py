@@ -20,7 +20,8 @@ PACKAGES = ("bdi_supervisor", "bdi_monitor")
 #: and ``a.b.*``; a bare package name matches only its ``__init__``)
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.errors",
-                    "bdi_supervisor.yamlsource")),
+                    "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
+                    "bdi_supervisor.display")),
     ("spec language", ("bdi_supervisor.spec",)),
     ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission",
                 "bdi_supervisor.spec.generate", "bdi_supervisor.spec.propositions")),
