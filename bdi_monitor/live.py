@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bdi_monitor.monitor import Change, Monitor
+from bdi_supervisor.display import print_table
 
 STYLE = {"true": "green", "false": "red", "inconclusive": "yellow", "out_of_model": "magenta"}
 
@@ -46,7 +47,7 @@ class LiveMonitor:
         return report(self.monitor, self.changes, self.latencies_ns)
 
     def print_summary(self, console: Console) -> None:
-        console.print(verdict_table(self.monitor, self.changes))
+        print_table(verdict_table(self.monitor, self.changes), console)
         counters = self.monitor.counters()
         anomalies = {k: v for k, v in counters.items()
                      if k not in ("received", "accepted", "runs")}

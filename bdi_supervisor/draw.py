@@ -28,6 +28,10 @@ from bdi_supervisor.audit.record import (
 from bdi_supervisor.catalog.model import Catalog
 from bdi_supervisor.synthesis.strategy import Strategy
 
+#: what to do when Graphviz's ``dot`` is missing
+INSTALL_GRAPHVIZ = ("install Graphviz for SVG/PNG pictures (Debian/Ubuntu: sudo apt-get install "
+                    "graphviz; macOS: brew install graphviz) and run again, or render a DOT file "
+                    "yourself: dot -Tsvg FILE.dot -o FILE.svg")
 TRAP_FILL = "#f4a6a6"
 LIVELOCK_FILL = "#f9d49b"
 PATH_COLOR = "#c0392b"
@@ -142,7 +146,7 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
     result = Rendered(dot_path)
     program = shutil.which("dot")
     if program is None:
-        result.note = "Graphviz 'dot' not found: wrote the DOT file only"
+        result.note = f"Graphviz 'dot' not found: wrote the DOT file only; {INSTALL_GRAPHVIZ}"
         return result
     if len(strategy.states) > max_states:
         result.note = f"{len(strategy.states)} states > {max_states}: wrote the DOT file only"

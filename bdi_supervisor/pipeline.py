@@ -225,6 +225,8 @@ def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | No
     state = PipelineRun(mission, config, folder, overrides,
                         solver_options(options, solver), progress, draw)
     for stage in stages or STAGES:
+        if progress is not None:
+            progress({"stage": stage.__name__.removeprefix("stage_")})
         started = time.perf_counter()
         record = stage(state)
         record.seconds = time.perf_counter() - started
@@ -249,9 +251,22 @@ class Prepared:
     counts: dict[str, int | None] = field(default_factory=dict)
     audit: str | None = None
     source: str = ""
+    #: audit warnings (``kind``, ``message``, ``strategy``: raw or reduced)
+    warnings: list[dict] = field(default_factory=list)
 
 
-def prepare(mission: Any, overrides: dict | None = None) -> Prepared:
+def audit_warnings(stages: Any) -> list[dict]:
+    """The warnings of both audits of an ``AuditStages`` (raw first), as plain dicts."""
+    found = []
+    for label, record in (("raw", stages.raw_audit), ("reduced", stages.reduced_audit)):
+        if record is not None:
+            found += [{"kind": w.kind, "message": w.message, "strategy": label}
+                      for w in record.warnings]
+    return found
+
+
+def prepare(mission: Any, overrides: dict | None = None,
+            progress: Callable[[dict], None] | None = None) -> Prepared:
     """The mission's supervisor from the stage chain (:func:`run`: spec → well-separation →
     synthesis → audit → reduce → audit → realize; nothing written).
 
@@ -268,7 +283,7 @@ def prepare(mission: Any, overrides: dict | None = None) -> Prepared:
         raise InputError("the synthesis pipeline is not available in this installation",
                          file=mission.file, found=str(error),
                          expected="a saved run folder (--from DIR)") from None
-    return prepared_from(run(mission, overrides=overrides), mission)
+    return prepared_from(run(mission, overrides=overrides, progress=progress), mission)
 
 
 def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
@@ -292,7 +307,8 @@ def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
               "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
               "realized": len(machine.states) if machine is not None else None}
     status = next(s.status for s in state.stages if s.name == "audit")
-    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "")
+    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "",
+                    audit_warnings(audit))
 
 
 def load_folder(folder: Path, mission: Any) -> Prepared:
@@ -310,20 +326,25 @@ def load_folder(folder: Path, mission: Any) -> Prepared:
     reduced = strategy_io.load(reduced_path)
     raw_path = folder / "strategy.json"
     raw = strategy_io.load(raw_path) if raw_path.is_file() else None
-    audit = None
-    audit_path = folder / "audit.json"
-    if audit_path.is_file():
+    audit, warnings = None, []
+    for label, name in (("raw", "audit.json"), ("reduced", "audit_reduced.json")):
+        audit_path = folder / name
+        if not audit_path.is_file():
+            continue
         try:
             record = json.loads(audit_path.read_text())
         except json.JSONDecodeError as error:
             raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
                              line=error.lineno, column=error.colno) from None
-        audit = record.get("verdict", record.get("status"))
+        if label == "raw":
+            audit = record.get("verdict", record.get("status"))
+        warnings += [{"kind": w.get("kind"), "message": w.get("message"), "strategy": label}
+                     for w in record.get("warnings") or [] if isinstance(w, dict)]
     machine = build_machine(reduced, mission.catalog, sm_outcomes=mission_outcomes(mission),
                             source=str(reduced_path))
     counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
               "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, audit, str(folder))
+    return Prepared(raw, reduced, machine, counts, audit, str(folder), warnings)
 
 
 __all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "Prepared", "StageRecord",

@@ -53,3 +53,26 @@ def test_draw_flag_for_the_synthesize_cli():
     parser = argparse.ArgumentParser()
     draw.add_argument(parser)
     assert parser.parse_args(["--draw"]).draw and not parser.parse_args([]).draw
+
+
+def test_synthesize_draw_without_graphviz_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    from bdi_supervisor.cli.main import main
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["synthesize", "coffee", "--draw", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "Graphviz's 'dot' is not installed" in err and "apt-get install graphviz" in err
+    folder = tmp_path / "coffee" / "one-hot-SP"
+    assert (folder / "strategy_raw.dot").is_file() and not (folder / "strategy_raw.svg").exists()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
+def test_synthesize_draw_with_graphviz_writes_pictures(tmp_path, capsys):
+    from bdi_supervisor.cli.main import main
+
+    assert main(["synthesize", "coffee", "--draw", "--out", str(tmp_path)]) == 0
+    assert "not installed" not in capsys.readouterr().err
+    folder = tmp_path / "coffee" / "one-hot-SP"
+    for name in ("strategy_raw", "strategy_reduced"):
+        assert (folder / f"{name}.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+        assert (folder / f"{name}.png").read_bytes()[:4] == b"\x89PNG"

@@ -13,13 +13,13 @@ import json
 import sys
 import time
 
-from rich.console import Console
 from rich.table import Table
 
 from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
 from bdi_monitor.models.reference import load_model
+from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import InputError
 
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0 if all_hold else 1
-    console = Console()
+    console = output_console()
     console.print(f"[bold]{structure.name}[/]: {len(structure.worlds)} worlds, "
                   f"{structure.k} directions, actual world "
                   f"{structure.worlds[structure.actual].name}; {record['reachable_nodes']} "
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(entry["property"], "[green]YES[/]" if entry["holds"] else "[red]NO[/]",
                       f"{entry['satisfying_nodes']} / {record['reachable_nodes']}",
                       f"{entry['seconds']:.4f}")
-    console.print(table)
+    print_table(table, console)
     for text, _, holds, _, cert in results:
         if cert is None:
             continue

@@ -14,8 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
+from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.shipped import shipped_file
 
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if not monitor.names:
         raise InputError("the mission has no properties to monitor", file=str(mission),
                          key="properties", expected="a properties section")
-    console = None if args.json else Console()
+    console = None if args.json else output_console()
     live = LiveMonitor(monitor, console)
     for line in lines:
         if not line.strip():

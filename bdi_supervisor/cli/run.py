@@ -49,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--operator", action="store_true",
                         help="ask on the terminal for operator-decision outcomes")
     parser.add_argument("--json", action="store_true", help="print the run record as JSON")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live views while synthesizing and running (none when piped)")
     parser.add_argument("--monitor", action=argparse.BooleanOptionalAction, default=None,
                         help="evaluate the mission's CTL-BDI properties live (default: on when "
                              "the mission has a properties section)")
@@ -72,16 +74,16 @@ def _monitor(args: argparse.Namespace, mission, prepared, view):
 
     console = None if args.json else (view.console if view is not None else None)
     if console is None and not args.json:
-        from rich.console import Console
+        from bdi_supervisor.display import output_console
 
-        console = Console()
+        console = output_console()
     return attach(mission, prepared, console, args.monitor)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
+    from bdi_supervisor.cli.synthesis_view import print_audit_warnings, solving_status
+    from bdi_supervisor.display import output_console, plain
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.pipeline import load_folder, prepare
     from bdi_supervisor.runtime.extras import require_simulator
@@ -96,20 +98,24 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("a saved run folder is already synthesized", key="--from",
                          found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
                          expected="--from DIR or synthesis overrides, not both")
-    prepared = (load_folder(Path(args.from_dir), mission) if args.from_dir
-                else prepare(mission, overrides))
+    if args.from_dir:
+        prepared = load_folder(Path(args.from_dir), mission)
+    else:
+        with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
+            prepared = prepare(mission, overrides, progress=progress)
     if prepared.audit not in (None, "PASS"):
         message = f"supervisor audit {prepared.audit}; not executing"
         if args.json:
             print(json.dumps({"mission": mission.name, "audit": prepared.audit,
-                              "counts": prepared.counts, "result": None}, indent=1))
+                              "counts": prepared.counts, "audit_warnings": prepared.warnings,
+                              "result": None}, indent=1))
         else:
             print(message, file=sys.stderr)
         return EXIT_NEGATIVE
     options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
                          bdi_log=Path(args.bdi_log) if args.bdi_log else None,
                          max_steps=args.max_steps)
-    interactive = not args.json and sys.stderr.isatty()
+    interactive = not args.json and not args.quiet and sys.stderr.isatty()
     ask = _ask if args.operator and sys.stdin.isatty() else None
     callbacks = []
     view = ProgressView() if interactive and ask is None else None
@@ -126,14 +132,20 @@ def run(args: argparse.Namespace) -> int:
                                 callbacks=callbacks, ask=ask)
     if args.json:
         print(json.dumps({"mission": mission.name, "audit": prepared.audit,
-                          "counts": prepared.counts, "result": result.to_dict(),
+                          "counts": prepared.counts, "audit_warnings": prepared.warnings,
+                          "result": result.to_dict(),
                           **({"monitor": monitor.to_json()} if monitor else {})},
                          indent=1, default=str))
     else:
         counts = prepared.counts
-        console = Console()
-        console.print(f"mission {mission.name}: supervisor raw {counts.get('raw')} → reduced "
-                      f"{counts.get('reduced')} → realized {counts.get('realized')} states")
+        console = output_console()
+        console.print(f"mission {mission.name}: supervisor raw {plain(counts.get('raw'))} → "
+                      f"reduced {plain(counts.get('reduced'))} → realized "
+                      f"{plain(counts.get('realized'))} states")
+        where = (f"{Path(args.from_dir) / 'audit.json'}, key 'warnings'" if args.from_dir else
+                 f"'bdi-supervisor synthesize {args.mission}' writes them to audit.json "
+                 "(key 'warnings'); 'run --json' prints them")
+        print_audit_warnings(prepared.warnings, where, console)
         print_result(result, console, title=f"{mission.name} run {result.run_id}")
         if monitor is not None:
             monitor.print_summary(console)

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.report_only:
         backend = make_backend(args.scheduler, args.workers)
         try:
-            outcome = run_sweep(sweep, out, backend, show_progress=not args.quiet,
+            outcome = run_sweep(sweep, out, backend,
+                                show_progress=not args.quiet and console.is_terminal,
                                 console=console)
         finally:
             backend.close()

@@ -3,41 +3,110 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 from rich.console import Console
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.table import Table
 
+from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE, SynthesisResult
 
 _STYLE = {REALIZABLE: "bold green", UNREALIZABLE: "bold red"}
 
 
+#: what a pipeline stage or solver event is doing, as the status line shows it
+PHASES = {"spec": "spec generation", "well_separation": "well-separation",
+          "synthesis": "encoding", "extract": "strategy extraction",
+          "audit": "audit and reduction", "realize": "realization"}
+#: seconds before the status appears (quick runs print only their result)
+STATUS_DELAY = 1.0
+
+
+class SynthesisStatus:
+    """A live status line fed by the pipeline's and the solver's progress events.
+
+    It shows the phase, the outer pass, goal and Y level, the ``cpre`` steps, the live BDD nodes
+    and the elapsed time (ticking between events), and appears only once the work has taken
+    :data:`STATUS_DELAY` seconds; it is transient (gone when the work ends).
+    """
+
+    def __init__(self, name: str, console: Console, delay: float = STATUS_DELAY) -> None:
+        self.name = name
+        self.console = console
+        self.phase = "starting"
+        self.fields: dict = {}
+        self.started = time.monotonic()
+        self.spinner = Spinner("dots")
+        self._live: Live | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._timer = threading.Timer(delay, self._start)
+        self._timer.daemon = True
+
+    def __call__(self, event: dict) -> None:
+        if "stage" in event:
+            self.phase = PHASES.get(event["stage"], event["stage"])
+            if event["stage"] != "extract":
+                self.fields = {}
+        else:
+            self.phase = "realizability"
+            self.fields = event
+
+    def text(self) -> str:
+        """The status line (without the spinner)."""
+        parts = [self.name, self.phase]
+        f = self.fields
+        if "pass" in f:
+            parts += [f"outer pass {f['pass']}", f"goal {f['goal'] + 1}/{f['goals']}",
+                      f"Y level {f['level']}", f"{f['x_iterations']:,} cpre steps"]
+        if f.get("live_nodes") is not None:
+            parts.append(f"{f['live_nodes']:,} live nodes")
+        parts.append(f"{time.monotonic() - self.started:.1f} s")
+        return " · ".join(parts)
+
+    def __rich__(self) -> Spinner:
+        self.spinner.update(text=self.text())
+        return self.spinner
+
+    def __enter__(self) -> SynthesisStatus:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._stopped = True
+            self._timer.cancel()
+            if self._live is not None:
+                self._live.stop()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._live = Live(self, console=self.console, refresh_per_second=4, transient=True)
+            self._live.start()
+
+
 @contextlib.contextmanager
 def solving_status(name: str, quiet: bool = False) -> Iterator:
-    """A rich status spinner on stderr fed by the solver's progress callback."""
+    """A :class:`SynthesisStatus` on stderr (its progress callback), or None when ``quiet`` or
+    when stderr is not a terminal."""
     console = Console(stderr=True)
     if quiet or not console.is_terminal:
         yield None
         return
-    started = time.monotonic()
-    with console.status(f"solving {name}…") as status:
-        def progress(event: dict) -> None:
-            elapsed = time.monotonic() - started
-            if event.get("stage") == "extract":
-                status.update(f"{name}: extracting the explicit strategy… ({elapsed:.1f} s)")
-                return
-            status.update(
-                f"{name}: outer pass {event['pass']}, goal {event['goal'] + 1}/{event['goals']}, "
-                f"Y level {event['level']}, {event['x_iterations']} cpre steps ({elapsed:.1f} s)")
-
-        yield progress
+    with SynthesisStatus(name, console) as status:
+        yield status
 
 
 def print_result(result: SynthesisResult, console: Console | None = None) -> None:
     """Verdict, failure or strategy size, and the metrics table."""
-    console = console or Console()
+    console = console or output_console()
     style = _STYLE.get(result.status, "bold yellow")
     console.print(f"[{style}]{result.status}[/] {result.spec_name}")
     if result.failure:
@@ -69,4 +138,23 @@ def print_result(result: SynthesisResult, console: Console | None = None) -> Non
                      f"{m.strategy_states} / {m.strategy_transitions}"))
     for row in rows:
         table.add_row(*row)
-    console.print(table)
+    print_table(table, console)
+
+
+def print_audit_warnings(warnings: list[dict], where: str, console: Console | None = None) -> None:
+    """One line per audited strategy with warnings (kind × count), the first message, and
+    where to read them all (``where``)."""
+    if not warnings:
+        return
+    console = console or output_console()
+    by_strategy: dict[str, Counter] = {}
+    for warning in warnings:
+        by_strategy.setdefault(warning["strategy"], Counter())[warning["kind"]] += 1
+    total = len(warnings)
+    console.print(f"[bold yellow]audit: {total} warning{'s' if total != 1 else ''}[/] "
+                  "(not defects: the supervisor is deployable)")
+    for label, kinds in by_strategy.items():
+        console.print(f"  {label} strategy: "
+                      + ", ".join(f"{kind} ×{count}" for kind, count in kinds.items()))
+    console.print(f"  e.g. {warnings[0]['message']}")
+    console.print(f"  all of them: {where}")

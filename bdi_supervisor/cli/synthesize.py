@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 
 from bdi_supervisor import draw as drawing
@@ -32,6 +33,8 @@ def register(subparsers) -> None:
     parser.add_argument("--out", metavar="DIR", default="out",
                         help="output root (default: out/)")
     parser.add_argument("--json", action="store_true", help="print summary.json")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live status while synthesizing (none either when piped)")
     add_solver_arguments(parser)
     drawing.add_argument(parser)
     parser.set_defaults(func=run)
@@ -54,11 +57,24 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
     return {k: getattr(args, k) for k in OVERRIDES if getattr(args, k) is not None}
 
 
-def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
+def _draw_note(result, console) -> None:
+    """Say what ``--draw`` wrote when Graphviz is missing (only DOT files)."""
+    audit = result.artifacts.get("audit")
+    if audit is None or shutil.which("dot") is not None:
+        return
+    files = [str(path) for key, path in audit.files.items() if key.startswith("picture")]
+    console.print(f"--draw: Graphviz's 'dot' is not installed, so only DOT files were written "
+                  f"({', '.join(files)}); {drawing.INSTALL_GRAPHVIZ}", style="yellow")
 
+
+def run(args: argparse.Namespace) -> int:
     from bdi_supervisor import pipeline
-    from bdi_supervisor.cli.synthesis_view import print_result, solving_status
+    from bdi_supervisor.cli.synthesis_view import (
+        print_audit_warnings,
+        print_result,
+        solving_status,
+    )
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.mission import load_mission
 
     mission = load_mission(args.mission)
@@ -69,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["seed"] = args.seed
     solver = options_from_args(args)
     solver.order = "as-written"  # the generated spec is already in the declaration order
-    with solving_status(mission.name, quiet=args.json) as progress:
+    with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, solver=solver,
                               progress=progress, draw=args.draw)
     realize_error = result.artifacts.get("realize_error")
@@ -77,13 +93,20 @@ def run(args: argparse.Namespace) -> int:
         json.dump(result.summary(), sys.stdout, indent=1)
         print()
     else:
-        console = Console()
+        console = output_console()
         for stage in result.stages:
             console.print(f"[bold]{stage.name}[/]: {stage.status} ({stage.seconds:.3f} s)")
         if result.synthesis is not None:
             print_result(result.synthesis, console)
+        audit = result.artifacts.get("audit")
+        if audit is not None:
+            where = (f"{audit.files['audit']} (and audit_reduced.json), key 'warnings'"
+                     if "audit" in audit.files else "rerun with --json")
+            print_audit_warnings(pipeline.audit_warnings(audit), where, console)
         if result.out_dir is not None:
             console.print(f"output: {result.out_dir}")
+    if args.draw:
+        _draw_note(result, output_console(stderr=True))
     if realize_error is not None:  # bad input found at realization (e.g. an unresolved interface)
         print(f"error: {realize_error.describe()}", file=sys.stderr)
         return 2

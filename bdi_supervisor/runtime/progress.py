@@ -10,13 +10,15 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from bdi_supervisor.display import output_console, plain, print_table
 from bdi_supervisor.runtime.executor import RunResult
 
 _STYLE = {"completed": "green", "failure": "red"}
 
 
 def _params(parameters: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in parameters.items() if k not in ("outcomes", "hint"))
+    return ", ".join(f"{k}={plain(v)}" for k, v in parameters.items()
+                     if k not in ("outcomes", "hint"))
 
 
 class ProgressView:
@@ -71,17 +73,19 @@ def timeline_table(result: RunResult, title: str = "") -> Table:
         outcome = step.outcome
         label = outcome.outcome + (f" [{outcome.layer}]" if outcome.forced else "")
         table.add_row(str(step.step), step.state, step.capability, _params(step.parameters),
-                      Text(label, _STYLE.get(outcome.outcome, "yellow")), step.next,
-                      outcome.reason, f"{step.duration:.2f}")
+                      Text(label, _STYLE.get(outcome.outcome, "yellow")), plain(step.next),
+                      plain(outcome.reason or None), f"{step.duration:.2f}")
     return table
 
 
 def print_result(result: RunResult, console: Console | None = None, title: str = "") -> None:
-    console = console or Console()
-    console.print(timeline_table(result, title))
+    """The timeline (a plain-text table when piped) and a status line."""
+    console = console or output_console()
+    print_table(timeline_table(result, title), console)
     style = "green" if result.goal_reached else "red"
     recoveries = len(result.recoveries())
+    ending = f"  outcome: {result.sm_outcome}" if result.sm_outcome is not None else ""
     console.print(Text.assemble(
         ("status: ", "bold"), (result.status, f"bold {style}"),
-        f"  sm_outcome: {result.sm_outcome}  steps: {len(result.steps)}  "
-        f"recoveries: {recoveries}  ", result.reason))
+        f"{ending}  steps: {len(result.steps)}  recoveries: {recoveries}",
+        f"  ({result.reason})" if result.reason else ""))

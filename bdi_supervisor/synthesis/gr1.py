@@ -182,7 +182,8 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
                         reorder.maybe(game)
                 if progress is not None:
                     progress({"pass": solution.z_passes, "goal": j, "goals": len(goals),
-                              "level": level, "x_iterations": solution.x_iterations})
+                              "level": level, "x_iterations": solution.x_iterations,
+                              "live_nodes": len(game.bdd)})
                 level += 1
                 if y_new == y:
                     break

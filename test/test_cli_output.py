@@ -1,0 +1,110 @@
+"""What people read: plain tables when piped, no raw Python values, live synthesis status,
+audit warnings with where to read them."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from rich.text import Text
+
+from bdi_supervisor.cli.main import main
+from bdi_supervisor.cli.synthesis_view import SynthesisStatus, solving_status
+from bdi_supervisor.display import plain, print_table, render_plain, table
+
+
+def test_piped_tables_keep_every_column_and_cell():
+    grid = table("state", "parameters", "outcome")
+    long = "text=" + "a very long parameter value " * 8
+    grid.add_row("0_prep_pay", long, Text("completed", "green"))
+    grid.add_row("1_pay", "[bold]markup[/]", "failure")
+    lines = render_plain(grid).splitlines()
+    assert lines[0].split() == ["state", "parameters", "outcome"]
+    assert long.strip() in lines[1] and lines[1].endswith("completed")
+    assert "markup" in lines[2] and "[bold]" not in lines[2]
+    assert not any(c in render_plain(grid) for c in "│┃━─")
+
+
+def test_print_table_is_plain_when_not_a_terminal(capsys):
+    grid = table("a", "b")
+    grid.add_row("x" * 150, "y")
+    print_table(grid)
+    out = capsys.readouterr().out
+    assert out.splitlines()[1] == "x" * 150 + "  y"
+
+
+def test_plain_never_shows_python_reprs():
+    assert plain(None) == "-" and plain([]) == "-" and plain(True) == "yes"
+    assert plain(["a", None]) == "a, -" and plain({"k": None}) == "k=-"
+
+
+def test_run_output_has_no_raw_python_values(capsys):
+    assert main(["run", "coffee_extended", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and "sm_outcome" not in out
+    assert "ENVIRONMENT_SUSTAINED_LIVELOCK ×" in out and "audit.json" in out
+    assert not any(c in out for c in "│┃━")  # piped: plain table
+
+
+def test_run_json_carries_the_audit_warnings(capsys):
+    assert main(["run", "coffee_extended", "--seed", "1", "--json", "--no-monitor"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    kinds = {w["kind"] for w in record["audit_warnings"]}
+    assert kinds == {"ENVIRONMENT_SUSTAINED_LIVELOCK"}
+    assert {w["strategy"] for w in record["audit_warnings"]} == {"raw", "reduced"}
+
+
+def test_synthesize_names_the_audit_file_with_the_warnings(tmp_path, capsys):
+    assert main(["synthesize", "coffee_extended", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    audit_file = tmp_path / "coffee_extended" / "one-hot-SP" / "audit.json"
+    assert f"all of them: {audit_file}" in out
+    warnings = json.loads(audit_file.read_text())["warnings"]
+    raw_line = next(line for line in out.splitlines() if "raw strategy:" in line)
+    assert raw_line.endswith(f"ENVIRONMENT_SUSTAINED_LIVELOCK ×{len(warnings)}")
+
+
+def test_no_warnings_no_audit_lines(capsys):
+    assert main(["run", "coffee", "--seed", "1"]) == 0
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_status_is_quiet_when_piped_or_asked():
+    with solving_status("m") as progress:  # pytest's stderr is not a terminal
+        assert progress is None
+    with solving_status("m", quiet=True) as progress:
+        assert progress is None
+
+
+def test_status_line_shows_phase_pass_steps_nodes_and_time():
+    status = SynthesisStatus("quad", Console(file=io.StringIO()), delay=3600)
+    status({"stage": "spec"})
+    assert status.text().startswith("quad · spec generation · ")
+    status({"stage": "synthesis"})
+    assert "encoding" in status.text()
+    status({"pass": 2, "goal": 0, "goals": 3, "level": 7, "x_iterations": 12345,
+            "live_nodes": 654321})
+    text = status.text()
+    for part in ("realizability", "outer pass 2", "goal 1/3", "Y level 7", "12,345 cpre steps",
+                 "654,321 live nodes"):
+        assert part in text
+    assert text.endswith(" s")
+    status({"stage": "extract"})
+    assert "strategy extraction" in status.text() and "outer pass 2" in status.text()
+
+
+def test_status_appears_only_after_its_delay_and_leaves_nothing():
+    import time
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=120)
+    with SynthesisStatus("quick", console, delay=5.0):
+        time.sleep(0.05)
+    assert buffer.getvalue() == ""
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=120)
+    with SynthesisStatus("slow", console, delay=0.05) as status:
+        status({"stage": "synthesis"})
+        time.sleep(0.6)
+    assert "slow · encoding" in buffer.getvalue()
