@@ -1,38 +1,62 @@
 """``ros2 launch bdi_supervisor mission.launch.py mission:=<file|name> runner:=embedded|flexbe``
 
-Arguments: ``mission`` (a mission file, or the name of one installed under
-``share/bdi_supervisor/config/missions``), ``runner`` (``embedded``: the supervisor node runs
-the strategy itself; ``flexbe``: it starts the realized behavior in FlexBE onboard, included
-here), ``use_sim_time``, ``output_dir``. The node list is
-:func:`bdi_supervisor.ros.launch_plan.plan`'s; this file only turns it into launch actions.
+Arguments: ``mission`` (a mission file, or the name of one under ``config/missions`` beside this
+file's folder: ``share/bdi_supervisor/config/missions`` when installed), ``runner``
+(``embedded``: the supervisor node runs the strategy itself; ``flexbe``: it starts the realized
+behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``. The node list is
+:func:`bdi_supervisor.ros.launch_plan.plan`'s, which validates the mission in full first; this
+file only turns it into launch actions.
+
+Any node's exit ends the launch and stops the other nodes (a node here runs for the whole
+launch): a non-zero exit makes the launch exit non-zero with a message naming the node; a clean
+one (``exit_when_done``) shuts the launch down with exit code 0.
 """
 
+from functools import partial
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.actions import (
+    DeclareLaunchArgument,
+    IncludeLaunchDescription,
+    OpaqueFunction,
+    RegisterEventHandler,
+    Shutdown,
+)
+from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from bdi_supervisor.ros import launch_plan
 
+#: ``config/`` of the package: beside ``launch/`` both in the source tree and in
+#: ``share/bdi_supervisor`` (so a launch file run from a checkout uses that checkout's config)
+CONFIG = Path(__file__).resolve().parent.parent / "config"
+
+
+def _on_exit(spec, event, context):
+    if context.is_shutdown:  # stopped by the launch itself (Ctrl-C, another node's exit)
+        return None
+    return [Shutdown(reason=launch_plan.on_node_exit(spec, event.returncode))]
+
 
 def _actions(context):
-    config = Path(get_package_share_directory(launch_plan.PACKAGE), "config")
     mission = launch_plan.resolve_mission(
-        LaunchConfiguration("mission").perform(context), [config / "missions"])
+        LaunchConfiguration("mission").perform(context), [CONFIG / "missions"])
     use_sim_time = launch_plan.parse_bool(
         "use_sim_time", LaunchConfiguration("use_sim_time").perform(context))
     plan = launch_plan.plan(mission, LaunchConfiguration("runner").perform(context),
-                            use_sim_time, config,
+                            use_sim_time, CONFIG,
                             LaunchConfiguration("output_dir").perform(context))
-    actions = [
-        Node(package=node.package, executable=node.executable, name=node.name,
-             parameters=[*node.parameter_files, node.parameters],
-             remappings=list(node.remappings), output="screen")
-        for node in plan.nodes]
+    actions = []
+    for spec in plan.nodes:
+        node = Node(package=spec.package, executable=spec.executable, name=spec.name,
+                    parameters=[*spec.parameter_files, spec.parameters],
+                    remappings=list(spec.remappings), output="screen")
+        actions += [node, RegisterEventHandler(OnProcessExit(target_action=node,
+                                                             on_exit=partial(_on_exit, spec)))]
     for include in plan.includes:
         path = Path(get_package_share_directory(include.package), "launch", include.file)
         actions.append(IncludeLaunchDescription(PythonLaunchDescriptionSource(str(path)),

@@ -46,3 +46,48 @@ def stop(process: subprocess.Popen, number: int = signal.SIGINT,
         output, _ = process.communicate()
         output += f"\n[test] killed: still running {timeout:.0f} s after the signal\n"
     return process.returncode, output
+
+
+#: ``ros2 launch <file> name:=value ...`` as ros2launch runs it (``launch_a_launch_file``): the
+#: real ``launch.LaunchService`` including the file; exits with the service's return code
+LAUNCH_RUNNER = """
+import sys
+import launch
+from launch.launch_description_sources import AnyLaunchDescriptionSource
+path, args = sys.argv[1], sys.argv[2:]
+service = launch.LaunchService(argv=args, noninteractive=True)
+service.include_launch_description(launch.LaunchDescription([
+    launch.actions.IncludeLaunchDescription(
+        AnyLaunchDescriptionSource(path),
+        launch_arguments=[tuple(a.split(':=', 1)) for a in args])]))
+sys.exit(service.run())
+"""
+
+
+def ament_prefix(folder: Path, package: str, scripts: dict[str, str]) -> Path:
+    """An ament prefix where ``launch_ros`` finds ``package``'s executables: the resource
+    marker and ``lib/<package>/<name>`` scripts running ``module.main()`` (what the console
+    scripts of an install do; the modules come from ``PYTHONPATH``, i.e. this tree)."""
+    marker = folder / "share" / "ament_index" / "resource_index" / "packages" / package
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text("")
+    (folder / "share" / package).mkdir(exist_ok=True)
+    lib = folder / "lib" / package
+    lib.mkdir(parents=True, exist_ok=True)
+    for name, module in scripts.items():
+        script = lib / name
+        script.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import main\n"
+                          "sys.exit(main())\n")
+        script.chmod(0o755)
+    return folder
+
+
+def start_launch(launch_file: Path, args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """Run ``launch_file`` with the real launch service in a child process (own process group,
+    so a stop reaches the launch and not this test)."""
+    assert env["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "LOCALHOST" and env["ROS_DOMAIN_ID"]
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+           "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-c", LAUNCH_RUNNER, str(launch_file), *args],
+                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)

@@ -15,12 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = ROOT / "launch" / "mission.launch.py"
 
 
+CATALOG = ROOT / "config" / "catalogs" / "coffee.yaml"
+
+
 @pytest.fixture
 def missions(tmp_path):
     folder = tmp_path / "missions"
     folder.mkdir()
-    (folder / "plain.yaml").write_text("name: plain\n")
-    (folder / "watched.yaml").write_text("name: watched\nproperties:\n  p: AG x\n")
+    (folder / "plain.yaml").write_text(f"name: plain\ncatalog: {CATALOG}\n")
+    (folder / "watched.yaml").write_text(f"name: watched\ncatalog: {CATALOG}\n"
+                                         "properties:\n  p: AG x\n")
     return folder
 
 
@@ -33,10 +37,12 @@ def test_plan_embedded_with_and_without_monitor(missions, tmp_path):
     assert synthesis.parameters == {"mission": str(missions / "watched.yaml"),
                                     "use_sim_time": True, "output_dir": "/out"}
     assert supervisor.parameters["runner"] == "embedded"
+    assert supervisor.parameters["monitor_node"] == monitor.name  # the run waits for it
     assert supervisor.parameter_files == (str(tmp_path / "supervisor_node.yaml"),)
     assert synthesis.parameter_files == () and monitor.name == "bdi_monitor"
     plain = launch_plan.plan(missions / "plain.yaml")
     assert [n.executable for n in plain.nodes] == ["synthesis_node", "supervisor_node"]
+    assert "monitor_node" not in plain.nodes[1].parameters
 
 
 def test_plan_flexbe_includes_onboard(missions):
@@ -56,11 +62,37 @@ def test_bad_launch_arguments_are_input_errors(missions, tmp_path):
         launch_plan.resolve_mission("", [missions])
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [1,\n")
-    with pytest.raises(InputError, match="not valid YAML") as caught:
+    with pytest.raises(InputError, match="YAML") as caught:
         launch_plan.plan(bad)
     assert caught.value.line is not None
     with pytest.raises(InputError, match="true or false"):
         launch_plan.parse_bool("use_sim_time", "yes please")
+
+
+@pytest.mark.parametrize("extra, key, message", [
+    ("bogus_key: 1\n", "bogus_key", "unknown key"),
+    ("request: {goals: ['br_c &']}\n", "request.goals[0]", "malformed formula"),
+    ("runner: {max_steps: -3}\n", "runner.max_steps", "non-negative integer"),
+    ("adapters: {no_such_capability: {type: operator}}\n", "no_such_capability",
+     "unknown capability"),
+])
+def test_the_mission_is_validated_in_full_before_any_node(missions, extra, key, message):
+    """What ``bdi-supervisor run`` rejects, the launch rejects before it starts a node (today's
+    nodes would each exit 2 with it)."""
+    bad = missions / "bad.yaml"
+    bad.write_text((missions / "plain.yaml").read_text() + extra)
+    with pytest.raises(InputError, match=message) as caught:
+        launch_plan.plan(bad)
+    assert caught.value.file == str(bad) and key in str(caught.value), caught.value
+
+
+def test_any_node_exit_ends_the_launch_and_an_error_makes_it_fail(missions):
+    supervisor = launch_plan.plan(missions / "plain.yaml").nodes[1]
+    assert "finished" in launch_plan.on_node_exit(supervisor, 0)
+    for code, why in ((2, "bad input"), (1, "not accomplished"), (-9, "signal 9"), (70, "log")):
+        with pytest.raises(launch_plan.NodeFailed, match=why) as caught:
+            launch_plan.on_node_exit(supervisor, code)
+        assert f"bdi_supervisor (supervisor_node) exited with code {code}" in str(caught.value)
 
 
 def test_missions_resolve_by_name_or_path(missions):
@@ -71,9 +103,10 @@ def test_missions_resolve_by_name_or_path(missions):
 
 # --- static checks of the launch file (launch/launch_ros are not installable here) ----------
 
-ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.launch_description_sources",
-                   "launch.substitutions", "launch_ros.actions", "ament_index_python.packages",
-                   "pathlib", "bdi_supervisor.ros"}
+ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.event_handlers",
+                   "launch.launch_description_sources", "launch.substitutions",
+                   "launch_ros.actions", "ament_index_python.packages", "functools", "pathlib",
+                   "bdi_supervisor.ros"}
 NODE_KEYWORDS = {"package", "executable", "name", "namespace", "parameters", "remappings",
                  "arguments", "ros_arguments", "output", "exec_name"}
 
@@ -109,7 +142,8 @@ def test_launch_file_uses_only_existing_plan_names_and_node_keywords(tree):
             assert {k.arg for k in call.keywords} <= NODE_KEYWORDS
     spec_fields = set(launch_plan.NodeSpec.__dataclass_fields__)
     read = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
-            and getattr(node.value, "id", None) == "node"}
+            and getattr(node.value, "id", None) == "spec"}
+    assert read
     assert read <= spec_fields
 
 

@@ -145,7 +145,8 @@ def test_qos_of_the_monitor_endpoints(rclpy_context, mission):
         (sub,) = node.get_subscriptions_info_by_topic("/" + topics.BDI_STATE)
         assert sub.topic_type == "std_msgs/msg/String"
         assert sub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
-        assert sub.qos_profile.durability == DurabilityPolicy.VOLATILE
+        # transient local: a run that started before the monitor was ready is heard from seq 0
+        assert sub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
         (pub,) = node.get_publishers_info_by_topic(diagnostics.DIAGNOSTICS_TOPIC)
         assert pub.topic_type == "diagnostic_msgs/msg/DiagnosticArray"
         assert str(pub.topic_type_hash).startswith("RIHS01_")

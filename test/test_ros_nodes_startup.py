@@ -12,7 +12,7 @@ rclpy = pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
 
 from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import DurabilityPolicy  # noqa: E402
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
 
 from bdi_supervisor.errors import InputError  # noqa: E402
 from bdi_supervisor.ros import supervisor_node, synthesis_node, topics  # noqa: E402
@@ -33,6 +33,7 @@ def _params(**values):
     ({"mission": str(COFFEE), "autonomy_level": 7}, ParameterError, "autonomy_level"),
     ({"mission": str(COFFEE), "ros_adapters": "/no/such.yaml"}, ParameterError, "ros_adapters"),
     ({"mission": str(COFFEE), "runner": "flexbe"}, ParameterError, "flexbe_msgs"),
+    ({"mission": str(COFFEE), "monitor_timeout": 0.0}, ParameterError, "monitor_timeout"),
 ])
 def test_supervisor_bad_parameters(rclpy_context, values, error, match):
     with pytest.raises(error, match=match):
@@ -62,6 +63,9 @@ def test_supervisor_waits_for_a_latched_handover(rclpy_context):
         assert sub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
         (pub,) = node.get_publishers_info_by_topic("/" + topics.BDI_STATE)
         assert pub.topic_type == "std_msgs/msg/String"
+        # a late monitor still gets the run from its first record
+        assert pub.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+        assert pub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
         assert node.state == "waiting" and node.thread is None
     finally:
         node.destroy_node()
@@ -72,3 +76,23 @@ def test_mains_exit_2_on_bad_parameters(ros_env, capsys, main):
     assert main(["x", "--ros-args", "-p", "mission:=/no/such.yaml"]) == 2
     err = capsys.readouterr().err
     assert "parameter 'mission'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["file", "file/below", "/proc/no_such_dir"])
+def test_synthesis_unusable_output_dir_is_a_parameter_error(rclpy_context, tmp_path, where):
+    """Checked at start-up, before any synthesis (was a FileNotFoundError traceback mid-pipeline
+    while the supervisor waited for a hand-over forever)."""
+    (tmp_path / "file").write_text("not a folder\n")
+    output = where if where.startswith("/") else str(tmp_path / where)
+    with pytest.raises(ParameterError, match="parameter 'output_dir'"):
+        synthesis_node.SynthesisNode(rclpy_context, _params(mission=str(COFFEE),
+                                                            output_dir=output))
+    assert not list(tmp_path.glob("**/attempt_*"))
+
+
+def test_synthesis_main_exits_2_on_an_unusable_output_dir(ros_env, capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    assert synthesis_node.main(["x", "--ros-args", "-p", f"mission:={COFFEE}",
+                                "-p", f"output_dir:={tmp_path / 'file' / 'out'}"]) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'output_dir'" in err and "Traceback" not in err, err

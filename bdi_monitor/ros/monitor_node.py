@@ -10,7 +10,10 @@ Parameters:
   the node reports the stream's transport statistics only.
 
 Subscribes ``bdi_supervisor/bdi_state`` (std_msgs/String: one BDI-state record, schema
-``bdi_supervisor/bdi_state`` v1, QoS ``STREAM``); publishes ``/diagnostics``: one status
+``bdi_supervisor/bdi_state`` v1, QoS ``STREAM``: transient local, so a run that started before
+the subscription is still received from its first record) only once the core is built and its
+launch-time checks are done: that subscription is the node's readiness signal, which the
+supervisor node waits for (its ``monitor_node`` parameter). Publishes ``/diagnostics``: one status
 ``bdi_monitor: stream`` (received, malformed, duplicates, gaps ...), one ``bdi_monitor: launch
 <property>`` per launch-time check and one ``bdi_monitor: <property>`` per runtime verdict.
 """

@@ -2,23 +2,33 @@
 
 The launch file only maps :class:`NodeSpec` to ``launch_ros.actions.Node`` and
 :class:`IncludeSpec` to ``IncludeLaunchDescription``; everything it decides (which nodes, their
-parameters, FlexBE onboard or not) is decided here, where tests can call it.
+parameters, FlexBE onboard or not, what a node's exit means for the launch) is decided here, where
+tests can call it.
+
+The mission is validated in full before any node starts, by the core's loader, as
+``bdi-supervisor run`` does (:func:`validate_mission`): a bad mission ends the launch with the
+loader's message instead of three nodes each failing with it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.errors import InputError
+
+if TYPE_CHECKING:
+    from bdi_supervisor.mission.model import Mission
 
 PACKAGE = "bdi_supervisor"
 RUNNERS = ("embedded", "flexbe")
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
+MONITOR = "bdi_monitor"
+#: the nodes' exit codes (``bdi_supervisor.ros.node_main``), as the CLI's: 1 a negative result
+#: (``exit_when_done``: goal not reached), 2 bad input (a parameter, the mission file)
+EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,10 @@ class LaunchPlan:
     includes: tuple[IncludeSpec, ...] = ()
 
 
+class NodeFailed(RuntimeError):
+    """A node of the launch ended with a non-zero exit code (the launch stops, exit non-zero)."""
+
+
 def resolve_mission(value: str, search: list[Path]) -> Path:
     """A mission given as a path, or as a bundled mission's name (``coffee_extended``)."""
     if not value:
@@ -79,9 +93,38 @@ def parse_bool(name: str, value: str | bool) -> bool:
     raise InputError("not a boolean", key=name, found=repr(value), expected="true or false")
 
 
-def has_properties(mission: Path) -> bool:
+def validate_mission(mission: Path) -> Mission:
+    """Load ``mission`` as ``bdi-supervisor run`` does: schema, formulas, catalog, mappings, and
+    the ``runner``/``adapters`` sections against the catalog. Raises
+    :class:`~bdi_supervisor.errors.InputError`."""
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.runtime.session import runner_config
+
+    loaded = load_mission(mission)
+    runner_config(loaded)
+    return loaded
+
+
+def has_properties(mission: Mission) -> bool:
     """Whether the mission declares CTL-BDI properties (its ``properties`` section)."""
-    return bool(_load(mission).get("properties"))
+    return bool(mission.section("properties"))
+
+
+def on_node_exit(node: NodeSpec, code: int) -> str:
+    """What a node's exit means while the launch runs (not while it shuts down).
+
+    Every node runs for the whole launch, so any exit ends the launch and stops the others: a
+    clean one (``exit_when_done``) with this message as the shutdown reason; a non-zero one by
+    raising :class:`NodeFailed`, which the launch service reports and turns into its non-zero
+    exit code."""
+    what = f"{node.name} ({node.executable})"
+    if code != EXIT_OK:
+        why = {EXIT_NEGATIVE: "mission not accomplished",
+               EXIT_BAD_INPUT: "bad input, see its error above"}.get(code, "see its log above")
+        if code < 0:
+            why = f"killed by signal {-code}"
+        raise NodeFailed(f"{what} exited with code {code} ({why}); stopping the launch")
+    return f"{what} finished"
 
 
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
@@ -95,12 +138,14 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     if runner not in RUNNERS:
         raise InputError("unknown runner", key="runner", found=repr(runner),
                          expected=" or ".join(RUNNERS))
-    _load(mission)
+    loaded = validate_mission(mission)
     common = {"mission": str(mission), "use_sim_time": use_sim_time}
     wanted = [("synthesis_node", "bdi_synthesis", {"output_dir": output_dir}),
               ("supervisor_node", "bdi_supervisor", {"runner": runner})]
-    if has_properties(mission):
-        wanted.append(("monitor_node", "bdi_monitor", {}))
+    if has_properties(loaded):
+        wanted.append(("monitor_node", MONITOR, {}))
+        if runner == "embedded":  # the run waits until the monitor hears the stream
+            wanted[1][2]["monitor_node"] = MONITOR
     nodes = []
     for executable, name, extra in wanted:
         files = ()
@@ -113,19 +158,3 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
                                 {"use_sim_time": "true" if use_sim_time else "false"}),)
     return LaunchPlan(mission, runner, tuple(nodes), includes)
 
-
-def _load(mission: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(Path(mission).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError("cannot read mission file", file=str(mission),
-                         found=error.strerror) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise InputError("mission file is not valid YAML", file=str(mission),
-                         line=mark.line + 1 if mark else None,
-                         column=mark.column + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise InputError("mission file must be a mapping", file=str(mission),
-                         found=type(data).__name__, expected="a YAML mapping")
-    return data

@@ -40,8 +40,7 @@ from rclpy.logging import get_logger
 from rclpy.node import Node
 
 from bdi_supervisor.errors import InputError
-
-EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
+from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_OK
 
 STARTUP_ERRORS = (InputError, InvalidParameterTypeException, InvalidParameterValueException,
                   ParameterUninitializedException)

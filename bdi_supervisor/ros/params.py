@@ -7,6 +7,7 @@ type is refused by rclpy at declaration) and a description; validators raise
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rcl_interfaces.msg import ParameterDescriptor
@@ -30,6 +31,24 @@ def existing_file(name: str, value: str, *, required: bool = True) -> Path | Non
     path = Path(value).expanduser()
     if not path.is_file():
         raise ParameterError(name, value, "the path of an existing file")
+    return path
+
+
+def writable_dir(name: str, value: str) -> Path:
+    """``value`` as a folder this process can write, created (with its parents) if missing.
+
+    Checked at start-up, so a bad ``output_dir`` ends the node with exit 2 before any work
+    instead of failing later, mid-pipeline."""
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ParameterError(name, value, "a folder (this is a file)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(name, value, f"a folder that can be created ({error.strerror})"
+                             ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ParameterError(name, value, "a writable folder (permission denied)")
     return path
 
 

@@ -13,7 +13,16 @@ Parameters:
   (:mod:`bdi_supervisor.ros.adapters`), bound instead of the mission's adapters;
 - ``exit_when_done`` (bool, default false): end the process when the run ends, exit code 0 if
   the mission goal was reached, else 1;
-- ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``.
+- ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``;
+- ``monitor_node`` (string, default empty): the monitor that must hear the run from its first
+  record. An embedded run starts only once a node of this name (or fully qualified name, when it
+  contains ``/``) is subscribed to ``bdi_supervisor/bdi_state`` and matched with this node's
+  publisher: the monitor node subscribes only when its core is built and its launch-time checks
+  are done, so its subscription is its readiness signal. ``mission.launch.py`` sets it when the
+  mission has properties. Empty: start at once;
+- ``monitor_timeout`` (float s, default 120): how long to wait for that monitor; then the run
+  starts anyway, with an error in the log and a warning on ``/diagnostics`` (the stream keeps
+  the whole run for a monitor that subscribes later, see :data:`~bdi_supervisor.ros.qos.STREAM`).
 
 Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on a worker thread
 (the node keeps spinning for the ROS adapters) and publishes every BDI-state record on
@@ -32,16 +41,27 @@ from pathlib import Path
 
 import yaml
 from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.duration import Duration
 from std_msgs.msg import String
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, wire
-from bdi_supervisor.ros.launch_plan import RUNNERS
-from bdi_supervisor.ros.node_main import EXIT_BAD_INPUT, ParameterError, SuiteNode, run
+from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK, RUNNERS
+from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
 
 NODE_NAME = "bdi_supervisor"
 RUN_LEVELS = {"goal_reached": Level.OK, "running": Level.OK, "waiting": Level.OK}
+#: longest wait, when the process ends with the run, for subscribers to take the last records
+ACK_SECONDS = 5.0
+
+
+def names_node(wanted: str, name: str, namespace: str) -> bool:
+    """Whether ``wanted`` (a node name, or a fully qualified one when it contains ``/``) is the
+    node ``name`` in ``namespace``."""
+    if "/" not in wanted:
+        return wanted == name
+    return wanted.rstrip("/") == f"{namespace.rstrip('/')}/{name}"
 
 
 def sha256(path: Path) -> str:
@@ -50,6 +70,8 @@ def sha256(path: Path) -> str:
 
 class SupervisorNode(SuiteNode):
     """Waits for (or is given) an audited supervisor, runs it, publishes the BDI state."""
+
+    monitor_missed = False
 
     def __init__(self, context=None, parameter_overrides=None) -> None:
         super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
@@ -73,6 +95,10 @@ class SupervisorNode(SuiteNode):
         if self.autonomy not in flexbe_start.AUTONOMY_LEVELS:
             raise ParameterError("autonomy_level", self.autonomy,
                                  "one of " + ", ".join(map(str, flexbe_start.AUTONOMY_LEVELS)))
+        self.monitor_node = params.declare(self, "monitor_node", "",
+                                           "monitor to wait for before a run (empty: none)")
+        self.monitor_timeout = params.positive("monitor_timeout", params.declare(
+            self, "monitor_timeout", 120.0, "seconds to wait for monitor_node"))
         self.mission = load_mission(mission_path)
         self.ros_adapters = self._adapters(adapters_file) if adapters_file else {}
         self.stop = threading.Event()
@@ -83,6 +109,8 @@ class SupervisorNode(SuiteNode):
         self.diagnostics = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                  qos.DIAGNOSTICS)
         self.flexbe = self._flexbe_endpoints() if self.runner == "flexbe" else None
+        self.pending = None  # (prepared, deadline) of a run waiting for monitor_node
+        self.poll = None
         self.timer = self.create_timer(1.0, self.publish_status)
         if folder:
             self.start(Path(folder))
@@ -129,7 +157,7 @@ class SupervisorNode(SuiteNode):
             self.get_logger().warning(f"ignoring the hand-over of another mission: "
                                       f"{body.get('mission')}")
             return
-        if self.thread is not None and self.thread.is_alive():
+        if self.pending is not None or (self.thread is not None and self.thread.is_alive()):
             self.get_logger().warning("a run is in progress; ignoring the new hand-over")
             return
         folder = Path(body.get("folder", ""))
@@ -160,11 +188,50 @@ class SupervisorNode(SuiteNode):
         if self.runner == "flexbe":
             self._start_flexbe(folder)
             return
-        self.state, self.detail = "running", f"running {folder}"
+        if self.monitor_node and not self.monitor_ready():
+            deadline = self.get_clock().now().nanoseconds + int(self.monitor_timeout * 1e9)
+            self.pending = (prepared, deadline)
+            self.state, self.detail = "waiting", (
+                f"waiting up to {self.monitor_timeout:g} s for the monitor '{self.monitor_node}' "
+                f"to subscribe to {self.bdi.topic_name}")
+            self.get_logger().info(self.detail)
+            self.poll = self.create_timer(0.1, self._check_monitor)
+            self.publish_status()
+            return
+        self._start_thread(prepared)
+
+    def monitor_ready(self) -> bool:
+        """``monitor_node`` subscribes to the BDI-state topic and is matched with our publisher."""
+        infos = self.get_subscriptions_info_by_topic(self.bdi.topic_name)
+        return self.bdi.get_subscription_count() > 0 and any(
+            names_node(self.monitor_node, info.node_name, info.node_namespace) for info in infos)
+
+    def _check_monitor(self) -> None:
+        if self.pending is None:
+            return
+        prepared, deadline = self.pending
+        ready = self.monitor_ready()
+        if not ready and self.get_clock().now().nanoseconds < deadline:
+            return
+        self.destroy_timer(self.poll)
+        self.poll, self.pending = None, None
+        if ready:
+            self.get_logger().info(f"monitor '{self.monitor_node}' is subscribed")
+        else:
+            self.get_logger().error(
+                f"monitor '{self.monitor_node}' did not subscribe to {self.bdi.topic_name} "
+                f"within {self.monitor_timeout:g} s; running without it (the stream keeps "
+                f"{qos.STREAM_DEPTH} records for a monitor that subscribes later)")
+            self.monitor_missed = True
+        self._start_thread(prepared)
+
+    def _start_thread(self, prepared) -> None:
+        self.state, self.detail = "running", f"running {self.folder}"
+        self.get_logger().info(f"running the supervisor of {self.mission.name} from "
+                               f"{self.folder}")
         self.thread = threading.Thread(target=self._run, args=(prepared,), daemon=True,
                                        name="supervisor")
         self.thread.start()
-        self.get_logger().info(f"running the supervisor of {self.mission.name} from {folder}")
 
     def _run(self, prepared) -> None:
         import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
@@ -172,19 +239,23 @@ class SupervisorNode(SuiteNode):
 
         options = RunOptions(sim=self.sim or None, force=self.force or None,
                              max_steps=self.max_steps or None)
-        code = 0
+        code = EXIT_OK
         try:
             self.result = run_supervisor(self.mission, prepared.machine, prepared.reduced,
                                          options=options, callbacks=[self._publish_record],
                                          stop=self.stop, adapters=self.ros_adapters)
             self.state, self.detail = self.result.status, self.result.reason
-            code = 0 if self.result.goal_reached else 1
+            code = EXIT_OK if self.result.goal_reached else EXIT_NEGATIVE
         except InputError as error:
             self.state, self.detail, code = "error", error.describe(), EXIT_BAD_INPUT
             self.get_logger().error(f"cannot run: {error.describe()}")
         self.get_logger().info(f"run ended: {self.state} ({self.detail})")
         self.publish_status()
         if self.exit_when_done:
+            # the stream's history goes with this process: let subscribers take every record
+            if not self.bdi.wait_for_all_acked(Duration(seconds=ACK_SECONDS)):
+                self.get_logger().warning(f"not every subscriber acknowledged the BDI-state "
+                                          f"records within {ACK_SECONDS} s")
             self.finish(code)
 
     def _publish_record(self, record: dict) -> None:
@@ -212,15 +283,20 @@ class SupervisorNode(SuiteNode):
             return
         self.publish_status()
         if self.exit_when_done:
-            self.finish(0 if self.state == "goal_reached" else 1)
+            self.finish(EXIT_OK if self.state == "goal_reached" else EXIT_NEGATIVE)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:
         values = {"runner": self.runner, "state": self.state, "mission": self.mission.name}
+        if self.monitor_node:
+            values["monitor"] = "missed" if self.monitor_missed else self.monitor_node
         if self.result is not None:
             values.update({"run_id": self.result.run_id, "steps": str(len(self.result.steps)),
                            "sm_outcome": str(self.result.sm_outcome)})
-        status = Status(RUN_LEVELS.get(self.state, Level.ERROR), f"{NODE_NAME}: run",
+        level = RUN_LEVELS.get(self.state, Level.ERROR)
+        if self.monitor_missed:
+            level = max(level, Level.WARN)
+        status = Status(level, f"{NODE_NAME}: run",
                         self.detail, self.mission.name, values)
         self.diagnostics.publish(diagnostics.to_array([status], self.get_clock().now().to_msg()))
 

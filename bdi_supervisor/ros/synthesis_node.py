@@ -4,7 +4,8 @@ Parameters:
 
 - ``mission`` (string, required): the mission file (catalog, request, synthesis options);
 - ``output_dir`` (string): where each attempt's run folder goes (``<output_dir>/attempt_<n>``);
-  empty: a fresh temporary folder.
+  created if missing; empty: a fresh temporary folder. One that cannot be created or written
+  ends the node at start-up (exit 2).
 
 At start-up (and on each ``bdi_supervisor/resynthesize`` call, std_srvs/Trigger) it runs
 spec → well-separation → synthesis → audit → reduce → audit → realize into a run folder, then
@@ -118,7 +119,7 @@ class SynthesisNode(SuiteNode):
             self, "mission", "", "mission file"))
         output = params.declare(self, "output_dir", "", "folder for the run folders")
         self.mission = load_mission(self.mission_file)  # bad mission: exit 2 before any work
-        self.output_dir = Path(output) if output else Path(
+        self.output_dir = params.writable_dir("output_dir", output) if output else Path(
             tempfile.mkdtemp(prefix=f"bdi_{self.mission.name}_"))
         self.attempt = 0
         self.record: dict[str, Any] | None = None
@@ -141,6 +142,9 @@ class SynthesisNode(SuiteNode):
                 record = dict(run_pipeline(self.mission_file, folder))
         except InputError as error:
             record = {"audit": None, "status": "ERROR", "error": error.describe()}
+        except OSError as error:  # e.g. the output folder removed or the disk full since start-up
+            record = {"audit": None, "status": "ERROR",
+                      "error": f"cannot write {error.filename or folder}: {error.strerror}"}
         record.update(mission=self.mission.name, mission_file=str(self.mission_file),
                       attempt=self.attempt, folder=str(folder),
                       seconds=time.monotonic() - started, handed_over=False)
