@@ -41,7 +41,6 @@ from pathlib import Path
 
 import yaml
 from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.duration import Duration
 from std_msgs.msg import String
 
 from bdi_supervisor.errors import InputError
@@ -52,8 +51,6 @@ from bdi_supervisor.ros.status import Level, Status
 
 NODE_NAME = "bdi_supervisor"
 RUN_LEVELS = {"goal_reached": Level.OK, "running": Level.OK, "waiting": Level.OK}
-#: longest wait, when the process ends with the run, for subscribers to take the last records
-ACK_SECONDS = 5.0
 
 
 def names_node(wanted: str, name: str, namespace: str) -> bool:
@@ -252,10 +249,6 @@ class SupervisorNode(SuiteNode):
         self.get_logger().info(f"run ended: {self.state} ({self.detail})")
         self.publish_status()
         if self.exit_when_done:
-            # the stream's history goes with this process: let subscribers take every record
-            if not self.bdi.wait_for_all_acked(Duration(seconds=ACK_SECONDS)):
-                self.get_logger().warning(f"not every subscriber acknowledged the BDI-state "
-                                          f"records within {ACK_SECONDS} s")
             self.finish(code)
 
     def _publish_record(self, record: dict) -> None:
