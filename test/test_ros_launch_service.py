@@ -67,11 +67,13 @@ def run_launch(args: list[str], env: dict[str, str], timeout: float = 60) -> tup
 
 def test_a_bad_mission_fails_the_launch_before_any_node_starts(launch_env, tmp_path):
     mission = tmp_path / "bad.yaml"
-    mission.write_text((ROOT / "config" / "missions" / "coffee.yaml").read_text().replace(
-        "../catalogs/", str(ROOT / "config" / "catalogs") + "/") + "bogus_key: 1\n")
+    text = (ROOT / "config" / "missions" / "coffee.yaml").read_text().replace(
+        "../catalogs/", str(ROOT / "config" / "catalogs") + "/")
+    mission.write_text(text + "bogus_key: 1\n")
     code, output = run_launch([f"mission:={mission}"], launch_env)
     assert code != 0, output
-    assert f"{mission}, line 14, key 'bogus_key': unknown key" in output, output
+    line = len(text.splitlines()) + 1
+    assert f"{mission}, line {line}, key 'bogus_key': unknown key" in output, output
     assert "process started" not in output and "Traceback" not in output, output
 
 
