@@ -1,15 +1,42 @@
-"""Helpers for the real-rclpy tests (imported only by tests that already skipped without rclpy)."""
+"""Helpers for the real-rclpy tests: a fresh ``ROS_DOMAIN_ID`` per test, start/stop/spin (none
+of them imports rclpy)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Fast DDS maps domain d to ports 7400 + 250·d (+ offsets): domains up to 232 fit in 16 bits.
+FIRST_DOMAIN, DOMAIN_COUNT = 100, 120
+_DOMAINS = itertools.count()
+
+
+def domain_block() -> tuple[int, int]:
+    """(first domain, number of domains) of this test process: the pytest-xdist workers of one
+    run (``PYTEST_XDIST_WORKER`` ``gwN`` of ``PYTEST_XDIST_WORKER_COUNT``) get disjoint blocks;
+    a run without workers gets all of them."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    size = max(1, DOMAIN_COUNT // workers)
+    return FIRST_DOMAIN + (index * size) % DOMAIN_COUNT, size
+
+
+def next_domain() -> int:
+    """A fresh ``ROS_DOMAIN_ID`` for one test, from this process's :func:`domain_block`, starting
+    at an offset drawn from the run (xdist's run id, else the pid) so that two test runs started
+    at the same time on one machine rarely meet."""
+    first, size = domain_block()
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())
+    return first + (zlib.crc32(run.encode()) + next(_DOMAINS)) % size
 
 
 def spin_until(executor, predicate, timeout: float = 10.0) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from checkout_copy import copy_checkout
+from ros_helpers import next_domain
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -96,7 +97,7 @@ def _environment(copy: Path) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = str(copy)
     env.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    env["ROS_DOMAIN_ID"] = str(150 + os.getpid() % 50)
+    env["ROS_DOMAIN_ID"] = str(next_domain())
     return env
 
 

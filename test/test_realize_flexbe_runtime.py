@@ -39,6 +39,7 @@ except ImportError as error:  # pragma: no cover - depends on the ROS installati
                 "workspace with FlexBE 4.x sourced", allow_module_level=True)
 
 from flexbe_support.scripted_state import ScriptedState
+from ros_helpers import next_domain
 
 from bdi_supervisor.catalog.model import Parameter
 from bdi_supervisor.realize.machine import build_machine, edges_from_provenance
@@ -67,7 +68,7 @@ def node():
     """A node in rclpy's default context on a SingleThreadedExecutor, as onboard sets it up
     (flexbe_core's spin loop polls ``rclpy.ok()`` of the default context)."""
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    os.environ["ROS_DOMAIN_ID"] = str(100 + os.getpid() % 100)
+    os.environ["ROS_DOMAIN_ID"] = str(next_domain())
     initialized_here = not rclpy.ok()
     if initialized_here:
         rclpy.init()
