@@ -40,6 +40,7 @@ setup(
             "pytest>=8",
             # test/test_wheel_install.py builds the wheel without build isolation (offline)
             "setuptools>=70.1",
+            "pytest-xdist>=3.5",  # the README/CI test command runs on every core (-n auto)
             "hypothesis>=6",
             "omega>=0.4",
             "catkin_pkg>=1.0",

@@ -17,6 +17,13 @@ from ros_helpers import next_domain
 import bdi_supervisor.domains  # noqa: F401  (the tests run supervisors: register the simulators)
 
 
+def pytest_configure(config) -> None:
+    # a test process (each xdist worker) starts on a domain of its own block, so a child that
+    # starts DDS without the ros_env fixture still stays off the other workers' domains
+    os.environ["ROS_DOMAIN_ID"] = str(next_domain())
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+
+
 @pytest.fixture
 def ros_env(monkeypatch) -> dict[str, str]:
     """Pin DDS to loopback with a fresh domain id; return the environment for child processes."""

@@ -12,47 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from pathlib import Path
 
 import pytest
+from supervisors import prepared
 
-from bdi_supervisor.errors import InputError
-from bdi_supervisor.mission import load_mission
 from bdi_supervisor.runtime import binding
 from bdi_supervisor.runtime.executor import Executor
 from bdi_supervisor.runtime.forced import Decision, expected_targets
 from bdi_supervisor.runtime.session import RunOptions, goals_of, initial_beliefs, run_supervisor
 
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 NOMINAL = ["arm", "takeoff"] + [f"{c}_{i}" for i in range(1, 6)
                                 for c in ("plan", "upload", "execute")] + ["land", "disarm"]
-#: the configuration the unit tests synthesize: enumerated System-Goal, the fastest (the missions'
-#: own configuration is enumerated SP; the docs/quadcopter.md table covers every configuration)
-TEST_SYNTHESIS = {"encoding": "enumerated", "liveness": "system-goal", "pending": False}
-_CACHE: dict[tuple, object] = {}
-
-
-def prepared(name: str):
-    """(mission, Prepared) for a shipped quadcopter mission. The missions share catalog, request
-    and synthesis options (they differ in the runner), so one supervisor serves them all."""
-    from bdi_supervisor.pipeline import prepare
-
-    mission = _with_synthesis(load_mission(MISSIONS / f"{name}.yaml"), **TEST_SYNTHESIS)
-    key = (mission.catalog_path, repr(mission.request), repr(mission.synthesis))
-    if key not in _CACHE:
-        try:
-            _CACHE[key] = prepare(mission)
-        except InputError as error:
-            if "not available" in str(error):
-                pytest.skip(f"pipeline stage missing: {error.found}")
-            raise
-    return mission, _CACHE[key]
-
-
-def _with_synthesis(mission, **changes):
-    from dataclasses import replace
-
-    return replace(mission, synthesis=replace(mission.synthesis, **changes))
 
 
 def _with_runner(mission, **quadcopter):

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from supervisors import prepared
 
-from bdi_supervisor.mission import load_mission
 from bdi_supervisor.realize.machine import build_machine
 from bdi_supervisor.runtime.forced import exhaustive_check
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
@@ -17,22 +17,6 @@ from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 FOOD = ("bread0", "snacks0", "soda0", "butter0")
 WASTE = ("waste0", "waste1")
-_CACHE: dict[str, tuple] = {}
-
-
-def prepared(name: str):
-    """(mission, Prepared) for a shipped mission from the pipeline, once per test session."""
-    if name not in _CACHE:
-        path = MISSIONS / f"{name}.yaml"
-        if not path.is_file():
-            pytest.skip(f"mission {path.name} is not shipped yet")
-        from bdi_supervisor.pipeline import prepare
-
-        mission = load_mission(path)
-        _CACHE[name] = (mission, prepare(mission))
-    return _CACHE[name]
-
-
 EXHAUSTIVE = ["coffee_extended", "vending_extended", "two_rivers", "logistics_p0", "logistics_p1"]
 
 

@@ -214,14 +214,26 @@ def test_runner_section_is_validated():
 
 def test_operator_stop_cancels_a_real_time_navigation():
     import threading
+    import time
 
     from bdi_supervisor.runtime.adapters import Stopped
 
     with open_world(WORLD, seed=4) as sim:
         nav = NavigateAdapter(sim, realtime_factor=1.0, timeout=30.0)
         stop = threading.Event()
-        threading.Timer(0.4, stop.set).start()
         start = sim.robot.get_pose()
+
+        def stop_once_moving() -> None:
+            # stop as soon as the robot has left its start (a fixed delay races a loaded machine)
+            deadline = time.monotonic() + 20.0
+            while time.monotonic() < deadline:
+                pose = sim.robot.get_pose()
+                if (pose.x, pose.y) != (start.x, start.y):
+                    break
+                time.sleep(0.01)
+            stop.set()
+
+        threading.Thread(target=stop_once_moving, daemon=True).start()
         with pytest.raises(Stopped):
             invoke(nav, Activation("n", {"target_location": "dumpster"}), D, stop=stop)
         assert not sim.robot.is_busy()
