@@ -165,9 +165,3 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
         result.pictures.append(target)
     return result
 
-
-def add_argument(parser) -> None:
-    """Add ``--draw`` to a CLI parser (``synthesize``): pictures of the raw and reduced strategies."""
-    parser.add_argument("--draw", action="store_true",
-                        help="also write strategy_raw.{dot,svg,png} and strategy_reduced.* "
-                             "(traps and counterexamples highlighted; DOT only without Graphviz)")

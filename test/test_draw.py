@@ -48,11 +48,11 @@ def test_render_with_graphviz(tmp_path):
 
 
 def test_draw_flag_for_the_synthesize_cli():
-    import argparse
+    from bdi_supervisor.cli.main import build_parser
 
-    parser = argparse.ArgumentParser()
-    draw.add_argument(parser)
-    assert parser.parse_args(["--draw"]).draw and not parser.parse_args([]).draw
+    parser = build_parser()
+    assert parser.parse_args(["synthesize", "m.yaml", "--draw"]).draw
+    assert not parser.parse_args(["synthesize", "m.yaml"]).draw
 
 
 def test_synthesize_draw_without_graphviz_says_how_to_install_it(tmp_path, monkeypatch, capsys):

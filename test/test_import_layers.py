@@ -21,7 +21,7 @@ PACKAGES = ("bdi_supervisor", "bdi_monitor")
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.errors",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
-                    "bdi_supervisor.display")),
+                    "bdi_supervisor.display", "bdi_supervisor.bdd")),
     ("spec language", ("bdi_supervisor.spec",)),
     ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission",
                 "bdi_supervisor.spec.generate", "bdi_supervisor.spec.propositions")),

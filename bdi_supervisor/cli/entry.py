@@ -42,6 +42,15 @@ def build_parser(prog: str, description: str, package: str,
     return parser
 
 
+def requested(argv: Sequence[str] | None, subcommands: Sequence[str]) -> tuple[str, ...]:
+    """The subcommands to register for ``argv``: just the one it starts with, if any (it parses
+    the same, and the other subcommands' modules stay unimported); otherwise all of them."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in subcommands:
+        return (args[0],)
+    return tuple(subcommands)
+
+
 def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; its exit code (help and exit 2 without one,
     exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`)."""

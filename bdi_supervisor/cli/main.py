@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from bdi_supervisor.cli import entry
 from bdi_supervisor.cli.entry import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK
@@ -19,14 +20,14 @@ SUBCOMMANDS = ("missions", "spec", "solve", "synthesize", "realize", "run", "swe
 __all__ = ["EXIT_BAD_INPUT", "EXIT_NEGATIVE", "EXIT_OK", "SUBCOMMANDS", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(subcommands: Sequence[str] = SUBCOMMANDS) -> argparse.ArgumentParser:
     return entry.build_parser(
         "bdi-supervisor", "Capability catalogs to synthesized, audited, reduced supervisors.",
-        "bdi_supervisor.cli", SUBCOMMANDS)
+        "bdi_supervisor.cli", subcommands)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return entry.run(build_parser(), argv)
+    return entry.run(build_parser(entry.requested(argv, SUBCOMMANDS)), argv)
 
 
 if __name__ == "__main__":

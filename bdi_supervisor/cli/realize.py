@@ -9,9 +9,6 @@ import argparse
 import json
 from pathlib import Path
 
-from bdi_supervisor.errors import InputError
-from bdi_supervisor.synthesis import strategy as strategy_io
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -39,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_supervisor.errors import InputError
     from bdi_supervisor.realize.stage import realize_mission
+    from bdi_supervisor.synthesis import strategy as strategy_io
 
     try:
         from bdi_supervisor.mission import load_mission

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from bdi_supervisor.cli.entry import EXIT_NEGATIVE, EXIT_OK
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
-from bdi_supervisor.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
     from bdi_supervisor.cli.synthesis_view import print_audit_warnings, solving_status
     from bdi_supervisor.display import output_console, plain
+    from bdi_supervisor.errors import InputError
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.pipeline import load_folder, prepare
     from bdi_supervisor.runtime.extras import require_simulator

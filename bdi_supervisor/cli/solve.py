@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from bdi_supervisor.cli.entry import EXIT_INCOMPLETE, EXIT_NEGATIVE, EXIT_OK
-from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE, SynthesisOptions
+
+if TYPE_CHECKING:
+    from bdi_supervisor.synthesis.result import SynthesisOptions
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +45,8 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from_args(args: argparse.Namespace, base: SynthesisOptions | None = None) -> SynthesisOptions:
+    from bdi_supervisor.synthesis.result import SynthesisOptions
+
     options = base or SynthesisOptions()
     if args.order is not None:
         options.order = args.order
@@ -84,11 +89,12 @@ def register(subparsers) -> None:
 
 
 def exit_code(status: str) -> int:
+    from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE
+
     return {REALIZABLE: EXIT_OK, UNREALIZABLE: EXIT_NEGATIVE}.get(status, EXIT_INCOMPLETE)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bdi_supervisor.cli.synthesis_view import print_result, solving_status
     from bdi_supervisor.spec.io import load_spec, write_text_atomic
     from bdi_supervisor.synthesis import slugs_json
     from bdi_supervisor.synthesis import strategy as strategy_io
@@ -101,8 +107,13 @@ def run(args: argparse.Namespace) -> int:
         separation = _check_separation(spec, args, options)
     if args.no_strategy:
         options.extract = False
-    with solving_status(spec.name, quiet=args.json) as progress:
-        result = synthesize(spec, options, progress=progress)
+    if args.json:  # no terminal output: rich stays unimported
+        result = synthesize(spec, options)
+    else:
+        from bdi_supervisor.cli.synthesis_view import solving_status
+
+        with solving_status(spec.name) as progress:
+            result = synthesize(spec, options, progress=progress)
     if result.strategy is not None:
         if args.strategy:
             strategy_io.save(result.strategy, args.strategy)
@@ -116,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=1)
         print()
     else:
+        from bdi_supervisor.cli.synthesis_view import print_result
+
         print_result(result)
     return exit_code(result.status)
 

@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 
-from bdi_supervisor.mission.model import ENCODINGS, LIVENESS
+from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
 
 FORMATS = ("structuredslugs", "slugsin", "json")
 

@@ -12,16 +12,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
-from bdi_supervisor.errors import InputError
-from bdi_supervisor.shipped import resolve
-from bdi_supervisor.sweep.backends import make_backend
-from bdi_supervisor.sweep.grid import load_sweep
-from bdi_supervisor.sweep.report import write_reports
-from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
-from bdi_supervisor.sweep.store import read_rows
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -45,6 +35,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.shipped import resolve
+    from bdi_supervisor.sweep.backends import make_backend
+    from bdi_supervisor.sweep.grid import load_sweep
+    from bdi_supervisor.sweep.report import write_reports
+    from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
+    from bdi_supervisor.sweep.store import read_rows
+
     sweep = load_sweep(resolve("sweeps", args.sweep))
     if args.workers is not None and args.workers < 1:
         raise InputError("must be at least 1", key="--workers", found=str(args.workers),

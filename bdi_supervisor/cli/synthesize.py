@@ -13,9 +13,8 @@ import json
 import shutil
 import sys
 
-from bdi_supervisor import draw as drawing
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
-from bdi_supervisor.mission.model import ENCODINGS, LIVENESS
+from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
 
 #: the synthesis-section keys that :func:`add_override_arguments` overrides
 OVERRIDES = ("encoding", "liveness", "pending")
@@ -36,7 +35,9 @@ def register(subparsers) -> None:
     parser.add_argument("--quiet", action="store_true",
                         help="no live status while synthesizing (none either when piped)")
     add_solver_arguments(parser)
-    drawing.add_argument(parser)
+    parser.add_argument("--draw", action="store_true",
+                        help="also write strategy_raw.{dot,svg,png} and strategy_reduced.* "
+                             "(traps and counterexamples highlighted; DOT only without Graphviz)")
     parser.set_defaults(func=run)
 
 
@@ -59,6 +60,8 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
 
 def _draw_note(result, console) -> None:
     """Say what ``--draw`` wrote when Graphviz is missing (only DOT files)."""
+    from bdi_supervisor import draw as drawing
+
     audit = result.artifacts.get("audit")
     if audit is None or shutil.which("dot") is not None:
         return

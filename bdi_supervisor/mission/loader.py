@@ -37,15 +37,13 @@ from bdi_supervisor.catalog.loader import (
 )
 from bdi_supervisor.mission.model import (
     CONSTRAINT_SECTIONS,
-    DECLARATION_ORDERS,
-    ENCODINGS,
-    LIVENESS,
     PASS_THROUGH,
     Mission,
     MissionFormula,
     Request,
     SynthesisOptions,
 )
+from bdi_supervisor.mission.options import DECLARATION_ORDERS, ENCODINGS, LIVENESS
 from bdi_supervisor.shipped import resolve
 from bdi_supervisor.spec.structuredslugs import parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml

@@ -19,9 +19,6 @@ Encoding = Literal["one-hot", "enumerated"]
 Liveness = Literal["system-goal", "fair-outcome"]
 DeclarationOrder = Literal["as-written", "alphabetic", "random"]
 
-ENCODINGS = ("one-hot", "enumerated")
-LIVENESS = ("system-goal", "fair-outcome")
-DECLARATION_ORDERS = ("as-written", "alphabetic", "random")
 #: custom-constraint sections (the GR(1) section names)
 CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness", "sys_liveness")
 #: sections passed through to later stages (validated as mappings only)

@@ -27,12 +27,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
 from bdi_supervisor.yamlsource import YamlDoc, load_yaml
 
 KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
         "reordering", "repeats", "budgets")
-ENCODINGS = ("one-hot", "enumerated")
-LIVENESS = ("system-goal", "fair-outcome")
 ORDERS = ("alphabetic", "as-written", "random")
 
 

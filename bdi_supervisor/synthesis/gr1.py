@@ -32,8 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import dd.cudd as cudd
-
+from bdi_supervisor.bdd import cudd
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 

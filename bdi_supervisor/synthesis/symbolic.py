@@ -45,8 +45,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import dd.cudd as cudd
-
+from bdi_supervisor.bdd import cudd, manager
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import (
     Add,
@@ -483,7 +482,7 @@ def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
     ``check`` is called before every clause and clustering step (a budget raises there).
     """
     if bdd is None:
-        bdd = cudd.BDD()
+        bdd = manager(2 * sum(len(bit_names(v)) for v in spec.variables))
     bdd.configure(reordering=reordering)
     variables = ordered_variables(spec, order, seed)
     bits: dict[str, list[str]] = {}

@@ -11,8 +11,7 @@ import time
 import warnings
 from dataclasses import asdict
 
-import dd.cudd as cudd
-
+from bdi_supervisor.bdd import cudd, manager
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
@@ -94,7 +93,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     metrics = spec_metrics(spec)
     result = SynthesisResult(INCOMPLETE, spec.name, metrics, options=asdict(options))
     budget = gr1.Budget(options.time_budget, options.node_budget)
-    bdd = cudd.BDD()
+    bdd = manager(2 * (metrics.input_bits + metrics.output_bits))
     auto = options.reordering and options.reorder_threshold is None
     solution: gr1.Solution | None = None
     clock = _PhaseClock(metrics, budget)

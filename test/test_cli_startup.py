@@ -1,0 +1,73 @@
+"""Start-up cost of the commands: what ``bdi-supervisor --help`` and ``solve --json`` import.
+
+Each check runs in a fresh interpreter, so modules other tests imported do not count. The time
+itself is measured by ``bench/synthesis/startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: libraries none of the checked paths needs (rich: only for terminal output; yaml: missions and
+#: catalogs; networkx: dd's optional graph export; numpy: the CTL-BDI peers)
+HEAVY = ("rich", "yaml", "networkx", "numpy", "matplotlib")
+
+SPEC = """\
+[INPUT]
+req
+
+[OUTPUT]
+grant
+
+[ENV_TRANS]
+grant -> !req'
+
+[SYS_TRANS]
+req' -> grant'
+
+[SYS_LIVENESS]
+grant | !req
+"""
+
+
+def _loaded_after(code: str, cwd: Path = ROOT) -> set[str]:
+    """Run ``code`` in a fresh interpreter; the top-level packages it left in ``sys.modules``."""
+    script = (code + "\nimport json, sys\n"
+              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_building_the_parsers_imports_no_heavy_library():
+    loaded = _loaded_after("from bdi_supervisor.cli.main import build_parser\n"
+                           "build_parser().format_help()")
+    assert not loaded & set(HEAVY)
+    assert "dd" not in loaded
+
+
+def test_solve_json_imports_dd_but_no_heavy_library(tmp_path):
+    spec = tmp_path / "small.structuredslugs"
+    spec.write_text(SPEC)
+    loaded = _loaded_after(
+        "import contextlib, io, json\n"
+        "from bdi_supervisor.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    code = main(['solve', {str(spec)!r}, '--json'])\n"
+        "assert code == 0, code\n"
+        "assert json.loads(out.getvalue())['realizable'] is True")
+    assert "dd" in loaded
+    assert not loaded & set(HEAVY)
+
+
+def test_cudd_without_networkx_still_solves():
+    loaded = _loaded_after("from bdi_supervisor.bdd import cudd, manager\n"
+                           "bdd = manager(2)\n"
+                           "bdd.declare('x')\n"
+                           "assert bdd.var('x') & ~bdd.var('x') == bdd.false")
+    assert "networkx" not in loaded
