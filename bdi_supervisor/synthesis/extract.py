@@ -20,7 +20,9 @@ fixpoint computation.
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
+from collections.abc import Iterable, Iterator
 
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.synthesis.gr1 import Budget, Solution
@@ -32,9 +34,11 @@ INITIAL_MODES = ("all", "per-input")
 
 def positional_strategies(game: SymbolicGame, solution: Solution,
                           budget: Budget | None = None) -> list[Function]:
-    """One transition predicate per goal: the moves the explicit strategy may take."""
-    bdd = game.bdd
-    key_vars = game.post_out
+    """One transition predicate per goal: the moves the explicit strategy may take.
+
+    The (state, next input) pairs a paths predicate covers are ``E y'. sys_trans & paths``,
+    computed with the clustered quantification of :meth:`SymbolicGame.sys_exists`.
+    """
     strategies = []
     for j in range(len(game.sys_live)):
         covered = game.false
@@ -44,9 +48,8 @@ def positional_strategies(game: SymbolicGame, solution: Solution,
                 continue
             if budget is not None:
                 budget.check(game)
-            moves = paths & game.sys_trans
-            cases = bdd.exist(key_vars, moves) & ~covered
-            strategy |= cases & moves
+            cases = game.sys_exists(paths)
+            strategy |= cases & ~covered & paths & game.sys_trans
             covered |= cases
         strategies.append(strategy)
     return strategies
@@ -66,20 +69,96 @@ def _smallest(game: SymbolicGame, u: Function, names: list[str]) -> dict[str, bo
     return choice
 
 
+def _paths(u: Function, given: dict[str, bool] | None = None) -> Iterator[dict[str, bool]]:
+    """The paths from the root of ``u`` to TRUE, as partial assignments, in one walk of the
+    BDD; with ``given``, those of ``u`` restricted to that valuation (no BDD is built).
+
+    CUDD's nodes store their else-edge possibly complemented: the walk carries the parity of
+    the complemented edges taken, and a path ends in TRUE when it reaches the constant node
+    with even parity. A path is kept as a linked list of its choices until it ends.
+    """
+    given = given or {}
+    Path = tuple[str, bool, "Path"] | None
+    stack: list[tuple[Function, bool, Path]] = [(u, False, None)]
+    while stack:
+        node, odd, path = stack.pop()
+        while True:
+            if node.negated:
+                odd = not odd
+            var = node.var
+            if var is None or var not in given:
+                break
+            node = node.high if given[var] else node.low
+        if var is None:
+            if not odd:
+                cube = {}
+                while path is not None:
+                    name, value, path = path
+                    cube[name] = value
+                yield cube
+            continue
+        for value, child in ((True, node.high), (False, node.low)):
+            if child.var is None and odd != child.negated:
+                continue  # the constant FALSE
+            stack.append((child, odd, (var, value, path)))
+
+
+def _holds(u: Function, values: dict[str, bool]) -> bool:
+    """``u`` at a total assignment of its support (one root-to-leaf walk)."""
+    odd = False
+    while True:
+        if u.negated:
+            odd = not odd
+        var = u.var
+        if var is None:
+            return not odd
+        u = u.high if values[var] else u.low
+
+
+def _expand(cubes: Iterable[dict[str, bool]], names: list[str]) -> Iterator[dict[str, bool]]:
+    """Total assignments of ``names`` in the ``cubes``: each name a cube leaves out both ways."""
+    for cube in cubes:
+        missing = [name for name in names if name not in cube]
+        if not missing:
+            yield cube
+            continue
+        for values in itertools.product((False, True), repeat=len(missing)):
+            yield {**cube, **dict(zip(missing, values))}
+
+
 def _all_sorted(game: SymbolicGame, u: Function, names: list[str]) -> list[dict[str, bool]]:
-    """All assignments of ``names`` in ``u`` in lexicographic order (False first)."""
-    if u == game.false:
-        return []
-    if not names:
-        return [{}]
-    found = list(game.bdd.pick_iter(u, care_vars=set(names)))
-    width = len(names)
-    for a in found:
-        if len(a) != width:
-            for name in names:
-                a.setdefault(name, False)
+    """All assignments of ``names`` in ``u`` (a function of ``names`` only) in lexicographic
+    order (False first)."""
+    found = list(_expand(_paths(u), names))
     found.sort(key=lambda a: tuple(map(a.__getitem__, names)))
     return found
+
+
+def _moves(game: SymbolicGame, strategy: Function,
+           current: dict[str, bool]) -> list[dict[str, bool]]:
+    """The moves of ``strategy`` from the state ``current`` (a valuation of the current bits):
+    for each next input it admits, in lexicographic order, the lexicographically smallest next
+    output it allows.
+
+    Read from the paths of the strategy restricted to ``current``, in one walk: a path is a
+    cube, the smallest output of a cube sets its free output bits False, and the smallest
+    output of an input is the smallest over the cubes that admit it (bits in declaration order,
+    False first).
+    """
+    post_in, post_out = game.post_in, game.post_out
+    best: dict[tuple[bool, ...], tuple[bool, ...]] = {}
+    for cube in _paths(strategy, current):
+        outputs = tuple([cube.get(b, False) for b in post_out])
+        inputs = [cube.get(b) for b in post_in]
+        missing = [k for k, value in enumerate(inputs) if value is None]
+        for values in itertools.product((False, True), repeat=len(missing)):
+            for k, value in zip(missing, values):
+                inputs[k] = value
+            key = tuple(inputs)
+            known = best.get(key)
+            if known is None or outputs < known:
+                best[key] = outputs
+    return [{**dict(zip(post_in, key)), **dict(zip(post_out, best[key]))} for key in sorted(best)]
 
 
 def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
@@ -100,32 +179,13 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
         bdd.configure(reordering=reordering)
 
 
-def lexmin_outputs(game: SymbolicGame, moves: Function, budget: Budget | None = None) -> Function:
-    """Keep, for every (state, next input), only the lexicographically smallest next output.
-
-    Symbolic determinization over the next-output bits in declaration order (False first):
-    a bit is forced to False wherever some allowed completion has it False.
-    """
-    bdd = game.bdd
-    rest = list(game.post_out)
-    for k, bit in enumerate(game.post_out):
-        if budget is not None:
-            budget.check(game)
-        later = rest[k:]
-        low_possible = bdd.exist(later, moves & ~bdd.var(bit))
-        moves = moves & (~low_possible | ~bdd.var(bit))
-    return moves
-
-
 def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
              budget: Budget | None, max_states: int | None) -> Strategy:
     bdd = game.bdd
-    strategies = [lexmin_outputs(game, s & game.env_trans, budget)
-                  for s in positional_strategies(game, solution, budget)]
+    strategies = [s & game.env_trans for s in positional_strategies(game, solution, budget)]
     goals = game.sys_live
     pre_vars = game.pre_vars
     post_vars = game.post_vars
-    post_in = game.post_in
     start = solution.winning & game.sys_init & game.env_init
     todo: deque[tuple[tuple[bool, ...], int]] = deque()
     index: dict[tuple[tuple[bool, ...], int], int] = {}
@@ -162,24 +222,12 @@ def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
         key = todo.popleft()
         current = valuations[index[key]]
         goal = key[1]
-        here = bdd.let(current, strategies[goal]) if current else strategies[goal]
-        moves = _all_sorted(game, here, post_vars)
-        moves.sort(key=lambda m: tuple(map(m.__getitem__, post_in)))
-        reached: dict[int, set[tuple[bool, ...]]] = {}  # goal -> moves satisfying it
         out: list[int] = []
-        for move in moves:
+        for move in _moves(game, strategies[goal], current):
+            values = {**current, **move}
             nxt = goal
             first = True
-            move_key = tuple(map(move.__getitem__, post_vars))
-            while nxt != goal or first:
-                hits = reached.get(nxt)
-                if hits is None:
-                    local = bdd.let(current, goals[nxt]) if current else goals[nxt]
-                    hits = reached[nxt] = {
-                        tuple(map(m.__getitem__, post_vars))
-                        for m in _all_sorted(game, here & local, post_vars)}
-                if move_key not in hits:
-                    break
+            while (nxt != goal or first) and _holds(goals[nxt], values):
                 nxt = (nxt + 1) % len(goals)
                 first = False
             target = {unprime[b]: value for b, value in move.items()}

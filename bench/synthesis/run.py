@@ -1,139 +1,321 @@
-"""Synthesis benchmark: ours vs omega (and slugs when a ``slugs`` executable is on PATH).
+"""Synthesis benchmark: ours against slugs (when a ``slugs`` executable is on PATH) or omega.
 
-    python bench/synthesis/run.py [--repeat N] [--quick] [--markdown]
+    python bench/synthesis/run.py [--missions A,B] [--configs oS,eFP] [--reference]
+                                  [--repeat N] [--timeout S] [--results FILE] [--slugs PATH]
 
-Specs: every shipped mission in every configuration (encoding × liveness × pending) and the
-reference slugs examples. Per spec the solvers run alternately ``--repeat`` times; the table
-shows the median wall time of realizability (encoding + fixpoint, no explicit strategy) per
-solver and the ratios ours/slugs and ours/omega. Verdicts must agree (a mismatch is printed).
+Specs: every shipped mission (``config/missions``) in every configuration (``o``ne-hot /
+``e``numerated × ``S``ystem-goal / ``F``air-outcome × pending ``P`` or not: ``oS oSP oF oFP eS
+eSP eF eFP``), selectable with ``--missions`` and ``--configs``; ``--reference`` adds the
+reference slugs examples.
+
+**With slugs** (``slugs`` on PATH, or ``--slugs PATH``; build it yourself from its sources,
+nothing here ships or builds it): per spec, ``--repeat`` rounds, each running in turn our
+``bdi-supervisor solve SPEC --json --no-strategy``, ``slugs SPEC.slugsin``, our ``solve SPEC
+--json`` and ``slugs --explicitStrategy --jsonOutput SPEC.slugsin``, each in a fresh process
+(alternating, so that a loaded machine slows both alike). Printed per spec: the medians of the
+whole-process wall time of realizability and of realizability + explicit strategy, ours
+in-process (encoding + fixpoint [+ extraction], from our record; slugs' start-up is negligible,
+so its whole-process time stands for its in-process time too), the ratios ours/slugs, the
+verdicts and strategy state counts of both (they must agree), and the peak RSS of each process.
+Runs past ``--timeout`` seconds count as ``>T`` and are not repeated.
+
+**Without slugs** it says so and compares with omega in-process (realizability only, as the
+tests' oracle does).
+
+``--results FILE`` (default ``out/bench/synthesis.jsonl``) keeps one JSON line per finished
+spec; a rerun skips the specs already there (delete the file, or pass ``--fresh``, to measure
+again), so a long run can be stopped and resumed. The table is printed from the file at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "test"))  # reference_data: where the reference inputs are
-
-from reference_data import PRESENT, reference_files  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
 
 from bdi_supervisor.mission import load_mission  # noqa: E402
 from bdi_supervisor.spec.generate import generate_spec  # noqa: E402
 from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402
-from bdi_supervisor.synthesis.omega_bridge import omega_realizable  # noqa: E402
-from bdi_supervisor.synthesis.result import SynthesisOptions  # noqa: E402
-from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: E402
 
-CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal", "fair-outcome")
-           for p in (True, False)]
+REFERENCE = ROOT.parent / "shared" / "reference"
+ENCODINGS = {"o": "one-hot", "e": "enumerated"}
+LIVENESS = {"S": "system-goal", "F": "fair-outcome"}
+CONFIGS = [e + lv + p for e in "oe" for lv in "SF" for p in ("", "P")]
+MODES = ("ours", "slugs", "ours+x", "slugs+x")
 
 
-def specs(quick: bool):
+def specs(missions: list[str] | None, configs: list[str], reference: bool):
+    """(name, spec) of the selected shipped missions × configurations (and reference specs)."""
     for path in sorted((ROOT / "config" / "missions").glob("*.yaml")):
+        if missions and path.stem not in missions:
+            continue
         mission = load_mission(path)
-        for encoding, liveness, pending in CONFIGS[:1] if quick else CONFIGS:
-            spec = generate_spec(mission, encoding=encoding, liveness=liveness, pending=pending)
-            label = f"{encoding[0]}{'S' if liveness == 'system-goal' else 'F'}{'P' if pending else ''}"
-            yield f"{mission.name}/{label}", spec
-    if PRESENT:
-        for path in sorted(reference_files("**/*.structuredslugs") + reference_files("**/*.slugsin")):
-            if "well_separation" not in path.parts:
+        for config in configs:
+            spec = generate_spec(mission, encoding=ENCODINGS[config[0]],
+                                 liveness=LIVENESS[config[1]], pending=config.endswith("P"))
+            yield f"{path.stem}/{config}", spec
+    if reference and REFERENCE.is_dir():
+        for path in sorted(REFERENCE.rglob("*")):
+            if path.suffix in (".structuredslugs", ".slugsin") and "well_separation" not in str(path):
                 yield path.stem, load_spec(path)
 
 
-def ours(spec) -> tuple[bool, float]:
-    start = time.perf_counter()
-    result = synthesize(spec, SynthesisOptions(extract=False, diagnose=False))
-    return bool(result.realizable), time.perf_counter() - start
+# ---------------------------------------------------------------- one measured process
 
 
-def omega(spec) -> tuple[bool, float]:
-    start = time.perf_counter()
-    verdict = omega_realizable(spec)
-    return verdict, time.perf_counter() - start
+def _child_env() -> dict[str, str]:
+    """This checkout first on the path, bytecode caching on (as an installed package has it)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
 
 
-def slugs_runner(executable: str):
-    def run(spec) -> tuple[bool, float]:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "spec.slugsin"
-            path.write_text(format_spec(spec, "slugsin"))
-            start = time.perf_counter()
-            done = subprocess.run([executable, str(path)], capture_output=True, text=True)
-            elapsed = time.perf_counter() - start
-        text = done.stdout + done.stderr
-        return "unrealizable" not in text.lower() and "realizable" in text.lower(), elapsed
-    return run
+def run_process(command: list[str], timeout: float) -> dict:
+    """Run ``command``; its wall and CPU seconds, peak RSS (MiB), exit code and output
+    (``None`` wall time when it ran past ``timeout`` and was killed)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   env=_child_env())
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    killed = process.returncode < 0
+    return {"wall": None if killed else wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "rss_mib": usage.ru_maxrss / 1024, "code": process.returncode, "output": text}
+
+
+def ours(spec_path: Path, extract: bool, timeout: float) -> dict:
+    command = [sys.executable, "-m", "bdi_supervisor", "solve", str(spec_path), "--json"]
+    if not extract:
+        command.append("--no-strategy")
+    run = run_process(command, timeout)
+    record = None
+    if run["wall"] is not None:
+        text = run["output"]
+        try:
+            record = json.loads(text[text.index("{"):])
+        except ValueError:
+            raise SystemExit(f"{' '.join(command)}: no JSON record\n{text[-2000:]}") from None
+    metrics = (record or {}).get("metrics", {})
+    inside = metrics.get("encoding_seconds", 0) + metrics.get("realizability_seconds", 0)
+    if extract:
+        inside += metrics.get("extraction_seconds", 0)
+    return {**_public(run), "in_process": inside if record else None,
+            "realizable": record.get("realizable") if record else None,
+            "states": metrics.get("strategy_states") if extract and record else None}
+
+
+def slugs(executable: str, slugsin: Path, extract: bool, timeout: float) -> dict:
+    command = [executable]
+    if extract:
+        command += ["--explicitStrategy", "--jsonOutput"]
+    command.append(str(slugsin))
+    strategy = slugsin.with_suffix(".strategy.json")
+    if extract:
+        command.append(str(strategy))
+    run = run_process(command, timeout)
+    text = run["output"].lower()
+    verdict = None
+    if "unrealizable" in text:
+        verdict = False
+    elif "realizable" in text:
+        verdict = True
+    elif extract and run["code"] == 0 and strategy.exists():
+        verdict = True  # with an output file slugs prints the strategy there, no verdict line
+    states = None
+    if extract and verdict and strategy.exists():
+        states = len(json.loads(strategy.read_text())["nodes"])
+    strategy.unlink(missing_ok=True)
+    if run["wall"] is None:
+        verdict = None
+    return {**_public(run), "in_process": run["wall"], "realizable": verdict, "states": states}
+
+
+def _public(run: dict) -> dict:
+    return {k: run[k] for k in ("wall", "cpu", "rss_mib")}
+
+
+# ---------------------------------------------------------------- per spec
+
+
+def measure_with_slugs(name: str, spec, executable: str, repeat: int, timeout: float) -> dict:
+    runs: dict[str, list[dict]] = {mode: [] for mode in MODES}
+    with tempfile.TemporaryDirectory() as folder:
+        structured = Path(folder) / "spec.structuredslugs"
+        slugsin = Path(folder) / "spec.slugsin"
+        structured.write_text(format_spec(spec, "structuredslugs"))
+        slugsin.write_text(format_spec(spec, "slugsin"))
+        jobs = {"ours": lambda: ours(structured, False, timeout),
+                "slugs": lambda: slugs(executable, slugsin, False, timeout),
+                "ours+x": lambda: ours(structured, True, timeout),
+                "slugs+x": lambda: slugs(executable, slugsin, True, timeout)}
+        for _ in range(repeat):
+            for mode, job in jobs.items():
+                if runs[mode] and runs[mode][-1]["wall"] is None:
+                    continue  # timed out once: not again
+                runs[mode].append(job())
+    return {"spec": name, "peer": "slugs", "runs": runs}
+
+
+def measure_with_omega(name: str, spec, repeat: int) -> dict:
+    from bdi_supervisor.synthesis.omega_bridge import omega_realizable
+    from bdi_supervisor.synthesis.result import SynthesisOptions
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    runs: dict[str, list[dict]] = {"ours": [], "omega": []}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = synthesize(spec, SynthesisOptions(extract=False, diagnose=False))
+        runs["ours"].append({"wall": time.perf_counter() - start,
+                             "realizable": bool(result.realizable)})
+        start = time.perf_counter()
+        verdict = omega_realizable(spec)
+        runs["omega"].append({"wall": time.perf_counter() - start, "realizable": verdict})
+    return {"spec": name, "peer": "omega", "runs": runs}
+
+
+# ---------------------------------------------------------------- table
+
+
+def _median(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    if not values or any(r["wall"] is None for r in runs):
+        return None
+    return statistics.median(values)
+
+
+def _seconds(value: float | None, timeout: float) -> str:
+    return f">{timeout:.0f}" if value is None else f"{value:.3f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if a is None and b is None:
+        return "–"
+    if a is None:
+        return "slugs only"
+    if b is None:
+        return "<1 (slugs >T)"
+    return f"{a / b:.2f}"
+
+
+def slugs_table(rows: list[dict], timeout: float) -> tuple[list[str], int]:
+    lines = [
+        "| spec | realizable | states ours/slugs | ours s | ours in-proc s | slugs s | "
+        "proc ratio | in-proc ratio | ours+x s | ours+x in-proc s | slugs+x s | proc ratio +x | "
+        "in-proc ratio +x | peak RSS MiB ours/slugs |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    disagreements = 0
+    for row in rows:
+        r = row["runs"]
+        verdicts = {m: next((x["realizable"] for x in r[m] if x["realizable"] is not None), None)
+                    for m in MODES}
+        known = {v for v in verdicts.values() if v is not None}
+        states = {m: next((x["states"] for x in r[m] if x.get("states") is not None), None)
+                  for m in ("ours+x", "slugs+x")}
+        agree = len(known) <= 1 and (None in states.values()
+                                     or states["ours+x"] == states["slugs+x"])
+        disagreements += not agree
+        m = {mode: (_median(r[mode], "wall"), _median(r[mode], "in_process")) for mode in MODES}
+        rss = {mode: max((x["rss_mib"] for x in r[mode]), default=0) for mode in MODES}
+        verdict = "?" if not known else str(known.pop()) if len(known) == 1 else "MISMATCH"
+        lines.append("| " + " | ".join([
+            row["spec"], verdict + ("" if agree else " (DISAGREE)"),
+            f"{states['ours+x']}/{states['slugs+x']}",
+            _seconds(m["ours"][0], timeout), _seconds(m["ours"][1], timeout),
+            _seconds(m["slugs"][0], timeout),
+            _ratio(m["ours"][0], m["slugs"][0]), _ratio(m["ours"][1], m["slugs"][0]),
+            _seconds(m["ours+x"][0], timeout), _seconds(m["ours+x"][1], timeout),
+            _seconds(m["slugs+x"][0], timeout),
+            _ratio(m["ours+x"][0], m["slugs+x"][0]), _ratio(m["ours+x"][1], m["slugs+x"][0]),
+            f"{max(rss['ours'], rss['ours+x']):.0f}/{max(rss['slugs'], rss['slugs+x']):.0f}",
+        ]) + " |")
+    return lines, disagreements
+
+
+def omega_table(rows: list[dict]) -> tuple[list[str], int]:
+    lines = ["| spec | realizable | ours s | omega s | ours/omega |", "|---|---|---|---|---|"]
+    disagreements = 0
+    for row in rows:
+        r = row["runs"]
+        ours_s, omega_s = _median(r["ours"], "wall"), _median(r["omega"], "wall")
+        agree = r["ours"][-1]["realizable"] == r["omega"][-1]["realizable"]
+        disagreements += not agree
+        lines.append(f"| {row['spec']} | {r['ours'][-1]['realizable']}"
+                     f"{'' if agree else ' (MISMATCH)'} | {ours_s:.4f} | {omega_s:.4f} | "
+                     f"{ours_s / omega_s:.2f} |")
+    return lines, disagreements
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="one configuration per mission")
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    parser.add_argument("--exclude", action="append", default=[], metavar="TEXT",
-                        help="skip specs whose name contains TEXT (repeatable)")
+    parser.add_argument("--missions", help="comma-separated mission file stems (default: all)")
+    parser.add_argument("--configs", default=",".join(CONFIGS),
+                        help=f"comma-separated configurations (default: {','.join(CONFIGS)})")
+    parser.add_argument("--reference", action="store_true", help="add the reference slugs specs")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds per spec (default 3)")
+    parser.add_argument("--timeout", type=float, default=300,
+                        help="seconds before a run counts as >T (default 300)")
+    parser.add_argument("--slugs", help="the slugs executable (default: slugs on PATH)")
+    parser.add_argument("--results", default=str(ROOT / "out" / "bench" / "synthesis.jsonl"),
+                        help="JSON lines file of finished specs (resumable)")
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results first")
     args = parser.parse_args()
-    solvers = {"ours": ours, "omega": omega}
-    if shutil.which("slugs"):
-        solvers["slugs"] = slugs_runner(shutil.which("slugs"))
+    configs = [c for c in args.configs.split(",") if c]
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        parser.error(f"unknown configuration(s) {', '.join(unknown)}; expected {CONFIGS}")
+    missions = [m for m in (args.missions or "").split(",") if m] or None
+    executable = args.slugs or shutil.which("slugs")
+    peer = "slugs" if executable else "omega"
+    if executable is None:
+        print("slugs not on PATH: comparing with omega in-process (realizability only)",
+              file=sys.stderr)
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    if args.fresh:
+        results.unlink(missing_ok=True)
+    done = {}
+    if results.exists():
+        for line in results.read_text().splitlines():
+            row = json.loads(line)
+            done[(row["spec"], row["peer"])] = row
     rows = []
-    console = Console(stderr=True)
-    for name, spec in specs(args.quick):
-        if any(text in name for text in args.exclude):
-            continue
-        times = {s: [] for s in solvers}
-        verdicts = {}
-        for _ in range(args.repeat):
-            for solver, fn in solvers.items():  # alternate solvers within each round
-                verdict, seconds = fn(spec)
-                verdicts[solver] = verdict
-                times[solver].append(seconds)
-        medians = {s: statistics.median(t) for s, t in times.items()}
-        agree = len(set(verdicts.values())) == 1
-        rows.append((name, verdicts["ours"], agree, medians))
-        console.print(f"{name}: {medians}", highlight=False)
-    columns = ["spec", "realizable", "ours s", "omega s"] + (["slugs s"] if "slugs" in solvers else [])
-    columns += ["ours/omega"] + (["ours/slugs"] if "slugs" in solvers else [])
-
-    def cells(row):
-        name, verdict, agree, m = row
-        out = [name, str(verdict) + ("" if agree else " (MISMATCH)"),
-               f"{m['ours']:.4f}", f"{m['omega']:.4f}"]
-        if "slugs" in m:
-            out.append(f"{m['slugs']:.4f}")
-        out.append(f"{m['ours'] / m['omega']:.2f}")
-        if "slugs" in m:
-            out.append(f"{m['ours'] / m['slugs']:.2f}")
-        return out
-
-    if args.markdown:
-        print("| " + " | ".join(columns) + " |")
-        print("|" + "---|" * len(columns))
-        for row in rows:
-            print("| " + " | ".join(cells(row)) + " |")
-    else:
-        table = Table(*columns)
-        for row in rows:
-            table.add_row(*cells(row))
-        Console().print(table)
-    ratios = [r[3]["ours"] / r[3]["omega"] for r in rows]
-    print(f"median ours/omega: {statistics.median(ratios):.3f}; "
-          f"max: {max(ratios):.3f}; verdict mismatches: {sum(not r[2] for r in rows)}")
-    if "slugs" not in solvers:
-        print("slugs not on PATH: no ours/slugs ratios")
-    return 0 if all(r[2] for r in rows) else 1
+    for name, spec in specs(missions, configs, args.reference):
+        row = done.get((name, peer))
+        if row is None:
+            print(f"{name} …", file=sys.stderr, flush=True)
+            row = (measure_with_slugs(name, spec, executable, args.repeat, args.timeout)
+                   if executable else measure_with_omega(name, spec, args.repeat))
+            with results.open("a") as handle:
+                handle.write(json.dumps(row) + "\n")
+        rows.append(row)
+    lines, disagreements = (slugs_table(rows, args.timeout) if executable else omega_table(rows))
+    print("\n".join(lines))
+    print(f"\n{len(rows)} specs, {disagreements} disagreements; results in {results}")
+    return 1 if disagreements else 0
 
 
 if __name__ == "__main__":
