@@ -15,7 +15,7 @@ Formulas are compiled to closures once (no ``eval``), so evaluation per edge is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from bdi_supervisor.spec import formula as f
@@ -37,20 +37,7 @@ class Predicate:
         return bool(self.fn(src, dst))
 
 
-def _term(node: f.Node) -> Callable[[Valuation, Valuation], int]:
-    if isinstance(node, f.Num):
-        value = node.value
-        return lambda s, d: value
-    if isinstance(node, f.Var):
-        name = node.name
-        if node.primed:
-            return lambda s, d: int(d.get(name, 0))
-        return lambda s, d: int(s.get(name, 0))
-    if isinstance(node, f.Add):
-        left, right = _term(node.left), _term(node.right)
-        return lambda s, d: left(s, d) + right(s, d)
-    raise TypeError(f"not an integer term: {node!r}")
-
+IntFn = Callable[[Valuation, Valuation], int]
 
 _COMPARE = {
     "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -58,37 +45,58 @@ _COMPARE = {
 }
 
 
-def compile_formula(node: f.Formula) -> EdgeFn:
-    """Closure evaluating a formula tree on ``(src, dst)`` valuations."""
-    if isinstance(node, f.Const):
-        value = node.value
+class _Compiler(f.FormulaFold[EdgeFn, IntFn]):
+    """Formula trees to closures on ``(src, dst)``; a missing variable reads as false / 0."""
+
+    def const(self, value: bool) -> EdgeFn:
         return lambda s, d: value
-    if isinstance(node, f.Var):
+
+    def var(self, node: f.Var) -> EdgeFn:
         name = node.name
         if node.primed:
             return lambda s, d: bool(d.get(name, False))
         return lambda s, d: bool(s.get(name, False))
-    if isinstance(node, f.Not):
-        arg = compile_formula(node.arg)
+
+    def not_(self, arg: EdgeFn) -> EdgeFn:
         return lambda s, d: not arg(s, d)
-    if isinstance(node, f.And):
-        args = tuple(compile_formula(a) for a in node.args)
-        return lambda s, d: all(a(s, d) for a in args)
-    if isinstance(node, f.Or):
-        args = tuple(compile_formula(a) for a in node.args)
-        return lambda s, d: any(a(s, d) for a in args)
-    if isinstance(node, f.Compare):
-        op = _COMPARE[node.op]
-        left, right = _term(node.left), _term(node.right)
-        return lambda s, d: op(left(s, d), right(s, d))
-    left, right = compile_formula(node.left), compile_formula(node.right)
-    if isinstance(node, f.Xor):
+
+    def and_(self, args: Iterator[EdgeFn]) -> EdgeFn:
+        parts = tuple(args)
+        return lambda s, d: all(a(s, d) for a in parts)
+
+    def or_(self, args: Iterator[EdgeFn]) -> EdgeFn:
+        parts = tuple(args)
+        return lambda s, d: any(a(s, d) for a in parts)
+
+    def xor(self, left: EdgeFn, right: EdgeFn) -> EdgeFn:
         return lambda s, d: left(s, d) != right(s, d)
-    if isinstance(node, f.Implies):
+
+    def implies(self, left: EdgeFn, right: EdgeFn) -> EdgeFn:
         return lambda s, d: (not left(s, d)) or right(s, d)
-    if isinstance(node, f.Iff):
+
+    def iff(self, left: EdgeFn, right: EdgeFn) -> EdgeFn:
         return lambda s, d: left(s, d) == right(s, d)
-    raise TypeError(f"not a formula: {node!r}")
+
+    def compare(self, op: str, left: IntFn, right: IntFn) -> EdgeFn:
+        test = _COMPARE[op]
+        return lambda s, d: test(left(s, d), right(s, d))
+
+    def num(self, value: int) -> IntFn:
+        return lambda s, d: value
+
+    def int_var(self, node: f.Var) -> IntFn:
+        name = node.name
+        if node.primed:
+            return lambda s, d: int(d.get(name, 0))
+        return lambda s, d: int(s.get(name, 0))
+
+    def add(self, left: IntFn, right: IntFn) -> IntFn:
+        return lambda s, d: left(s, d) + right(s, d)
+
+
+def compile_formula(node: f.Formula) -> EdgeFn:
+    """Closure evaluating a formula tree on ``(src, dst)`` valuations."""
+    return _Compiler().formula(node)
 
 
 def compile_predicate(item: PredicateLike | Predicate, index: int = 0) -> Predicate:

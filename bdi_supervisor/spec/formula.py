@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 COMPARE_OPS = ("=", "!=", "<", "<=", ">", ">=")
 
@@ -204,6 +205,95 @@ def unprime(node: Node) -> Node:
 def rename(node: Node, mapping: dict[str, str]) -> Node:
     """Rename variables by ``mapping`` (prime flags kept)."""
     return map_vars(node, lambda var: Var(mapping.get(var.name, var.name), var.primed))
+
+
+# ---------------------------------------------------------------- translation
+
+F = TypeVar("F")
+T = TypeVar("T")
+
+
+class FormulaFold(Generic[F, T]):
+    """One walk over formula trees for the translators (to BDDs, to other tools' syntax): a
+    subclass says what each connective builds from its translated operands, :meth:`formula` and
+    :meth:`term` do the walking. ``and_``/``or_`` get their operands as a lazy iterator (so a
+    fold may stop early); a comparison gets its translated terms."""
+
+    def formula(self, node: Node) -> F:
+        """The translation of the Boolean formula ``node``."""
+        if isinstance(node, Const):
+            return self.const(node.value)
+        if isinstance(node, Var):
+            return self.var(node)
+        if isinstance(node, Not):
+            return self.not_(self.formula(node.arg))
+        if isinstance(node, And):
+            return self.and_(map(self.formula, node.args))
+        if isinstance(node, Or):
+            return self.or_(map(self.formula, node.args))
+        if isinstance(node, Xor):
+            return self.xor(self.formula(node.left), self.formula(node.right))
+        if isinstance(node, Implies):
+            return self.implies(self.formula(node.left), self.formula(node.right))
+        if isinstance(node, Iff):
+            return self.iff(self.formula(node.left), self.formula(node.right))
+        if isinstance(node, Compare):
+            return self.compare(node.op, self.term(node.left), self.term(node.right))
+        return self.not_a_formula(node)
+
+    def term(self, node: Node) -> T:
+        """The translation of the integer term ``node``."""
+        if isinstance(node, Num):
+            return self.num(node.value)
+        if isinstance(node, Var):
+            return self.int_var(node)
+        if isinstance(node, Add):
+            return self.add(self.term(node.left), self.term(node.right))
+        return self.not_a_term(node)
+
+    def const(self, value: bool) -> F:
+        raise NotImplementedError
+
+    def var(self, node: Var) -> F:
+        """A Boolean variable."""
+        raise NotImplementedError
+
+    def not_(self, arg: F) -> F:
+        raise NotImplementedError
+
+    def and_(self, args: Iterator[F]) -> F:
+        raise NotImplementedError
+
+    def or_(self, args: Iterator[F]) -> F:
+        raise NotImplementedError
+
+    def xor(self, left: F, right: F) -> F:
+        raise NotImplementedError
+
+    def implies(self, left: F, right: F) -> F:
+        raise NotImplementedError
+
+    def iff(self, left: F, right: F) -> F:
+        raise NotImplementedError
+
+    def compare(self, op: str, left: T, right: T) -> F:
+        raise NotImplementedError
+
+    def num(self, value: int) -> T:
+        raise NotImplementedError
+
+    def int_var(self, node: Var) -> T:
+        """An integer variable."""
+        raise NotImplementedError
+
+    def add(self, left: T, right: T) -> T:
+        raise NotImplementedError
+
+    def not_a_formula(self, node: Node) -> F:
+        raise TypeError(f"not a formula: {node!r}")
+
+    def not_a_term(self, node: Node) -> T:
+        raise TypeError(f"not a term: {node!r}")
 
 
 # ---------------------------------------------------------------- evaluation

@@ -21,23 +21,9 @@ initially and ``_live_k' <=> phi`` in the system's action, and ``GF _live_k`` re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
 
-from bdi_supervisor.spec.formula import (
-    Add,
-    And,
-    Compare,
-    Const,
-    Iff,
-    Implies,
-    Node,
-    Not,
-    Num,
-    Or,
-    Var,
-    Xor,
-    has_prime,
-)
+from bdi_supervisor.spec.formula import FormulaFold, Var, has_prime
 from bdi_supervisor.spec.gr1 import GR1Spec, Variable
 
 
@@ -45,46 +31,54 @@ def _name(var: str, primed: bool) -> str:
     return f"{var}'" if primed else var
 
 
-@dataclass
-class _Translator:
-    variables: dict[str, Variable]
+class _Translator(FormulaFold[str, str]):
+    """Formulas to omega's TLA-like syntax; integer variables are offset by their lower bound
+    (omega's ranges start at 0)."""
 
-    def formula(self, node: Node) -> str:
-        if isinstance(node, Const):
-            return "TRUE" if node.value else "FALSE"
-        if isinstance(node, Var):
-            return _name(node.name, node.primed)
-        if isinstance(node, Not):
-            return f"(~ {self.formula(node.arg)})"
-        if isinstance(node, And):
-            return "(" + r" /\ ".join(self.formula(a) for a in node.args) + ")"
-        if isinstance(node, Or):
-            return "(" + r" \/ ".join(self.formula(a) for a in node.args) + ")"
-        if isinstance(node, Xor):
-            return f"(~ ({self.formula(node.left)} <=> {self.formula(node.right)}))"
-        if isinstance(node, Implies):
-            return f"({self.formula(node.left)} => {self.formula(node.right)})"
-        if isinstance(node, Iff):
-            return f"({self.formula(node.left)} <=> {self.formula(node.right)})"
-        if isinstance(node, Compare):
-            left, right, op = self.term(node.left), self.term(node.right), node.op
-            if op in (">", ">="):
-                left, right, op = right, left, "<" if op == ">" else "<="
-            return f"({left} {op} {right})"
-        raise TypeError(f"not a formula: {node!r}")
+    def __init__(self, variables: dict[str, Variable]) -> None:
+        self.variables = variables
 
-    def term(self, node: Node) -> str:
-        if isinstance(node, Num):
-            return str(node.value) if node.value >= 0 else f"(0 - {-node.value})"
-        if isinstance(node, Var):
-            low = self.variables[node.name].low
-            name = _name(node.name, node.primed)
-            if low == 0:
-                return name
-            return f"({name} + {low})" if low > 0 else f"({name} - {-low})"
-        if isinstance(node, Add):
-            return f"({self.term(node.left)} + {self.term(node.right)})"
-        raise TypeError(f"not a term: {node!r}")
+    def const(self, value: bool) -> str:
+        return "TRUE" if value else "FALSE"
+
+    def var(self, node: Var) -> str:
+        return _name(node.name, node.primed)
+
+    def not_(self, arg: str) -> str:
+        return f"(~ {arg})"
+
+    def and_(self, args: Iterator[str]) -> str:
+        return "(" + r" /\ ".join(args) + ")"
+
+    def or_(self, args: Iterator[str]) -> str:
+        return "(" + r" \/ ".join(args) + ")"
+
+    def xor(self, left: str, right: str) -> str:
+        return f"(~ ({left} <=> {right}))"
+
+    def implies(self, left: str, right: str) -> str:
+        return f"({left} => {right})"
+
+    def iff(self, left: str, right: str) -> str:
+        return f"({left} <=> {right})"
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        if op in (">", ">="):
+            left, right, op = right, left, "<" if op == ">" else "<="
+        return f"({left} {op} {right})"
+
+    def num(self, value: int) -> str:
+        return str(value) if value >= 0 else f"(0 - {-value})"
+
+    def int_var(self, node: Var) -> str:
+        low = self.variables[node.name].low
+        name = _name(node.name, node.primed)
+        if low == 0:
+            return name
+        return f"({name} + {low})" if low > 0 else f"({name} - {-low})"
+
+    def add(self, left: str, right: str) -> str:
+        return f"({left} + {right})"
 
 
 def _conj(parts: list[str]) -> str:

@@ -44,25 +44,12 @@ negated env clusters (``or_forall``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from bdi_supervisor.bdd import cudd, manager
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.spec.formula import (
-    Add,
-    And,
-    Compare,
-    Const,
-    Iff,
-    Implies,
-    Node,
-    Not,
-    Num,
-    Or,
-    Var,
-    Xor,
-)
+from bdi_supervisor.spec.formula import Compare, FormulaFold, Node, Num, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 
 Function = cudd.Function
@@ -137,6 +124,7 @@ class SymbolicGame:
 
     def __post_init__(self) -> None:
         self._by_name = {v.name: v for v in self.variables}
+        self._encoder = _Encoder(self)
         self._prime = {b: primed_name(b) for b in self.pre_in + self.pre_out}
         self._unprime = {p: b for b, p in self._prime.items()}
         self.pre_vars = self.pre_in + self.pre_out
@@ -256,7 +244,7 @@ class SymbolicGame:
     def encode(self, formula: Node, clause: Clause | None = None) -> Function:
         """The BDD of ``formula`` (over current and next bits)."""
         try:
-            return self._formula(formula)
+            return self._encoder.formula(formula)
         except InputError as error:
             if clause is not None and clause.origin.source == "file":
                 raise error.at(file=clause.origin.file, line=clause.origin.line) from None
@@ -272,54 +260,6 @@ class SymbolicGame:
             raise InputError("undeclared variable", found=repr(name),
                              expected="a variable of [INPUT] or [OUTPUT]")
         return var
-
-    def _formula(self, node: Node) -> Function:
-        if isinstance(node, Const):
-            return self.true if node.value else self.false
-        if isinstance(node, Var):
-            var = self._lookup(node.name)
-            if var.kind != "bool":
-                raise InputError("integer variable used as a proposition",
-                                 found=repr(node.name), expected="a comparison such as x = 1")
-            return self._bit(node.name, 0, node.primed)
-        if isinstance(node, Not):
-            return ~self._formula(node.arg)
-        if isinstance(node, And):
-            result = self.true
-            for arg in node.args:
-                result &= self._formula(arg)
-            return result
-        if isinstance(node, Or):
-            result = self.false
-            for arg in node.args:
-                result |= self._formula(arg)
-            return result
-        if isinstance(node, Xor):
-            return _xor(self._formula(node.left), self._formula(node.right))
-        if isinstance(node, Implies):
-            return ~self._formula(node.left) | self._formula(node.right)
-        if isinstance(node, Iff):
-            return self._formula(node.left).equiv(self._formula(node.right))
-        if isinstance(node, Compare):
-            return self._compare(node)
-        raise InputError("not a formula", found=type(node).__name__,
-                         expected="a Boolean formula")
-
-    def _term(self, node: Node) -> _Term:
-        if isinstance(node, Num):
-            return _Term([], node.value)
-        if isinstance(node, Var):
-            var = self._lookup(node.name)
-            if var.kind != "int":
-                raise InputError("Boolean variable used as an integer", found=repr(node.name),
-                                 expected="an integer variable or a number")
-            return _Term([self._bit(node.name, k, node.primed) for k in range(var.bits)],
-                         var.low)
-        if isinstance(node, Add):
-            left, right = self._term(node.left), self._term(node.right)
-            return _Term(self._add(left.bits, right.bits), left.const + right.const)
-        raise InputError("not an integer term", found=type(node).__name__,
-                         expected="a number, an integer variable or a sum")
 
     def _add(self, a: list[Function], b: list[Function]) -> list[Function]:
         """Ripple-carry sum of two unsigned bit vectors (one bit wider than the wider one)."""
@@ -346,8 +286,7 @@ class SymbolicGame:
             value >>= 1
         return bits
 
-    def _compare(self, node: Compare) -> Function:
-        left, right = self._term(node.left), self._term(node.right)
+    def _compare(self, op: str, left: _Term, right: _Term) -> Function:
         offset = left.const - right.const
         a, b = left.bits, right.bits
         if offset > 0:
@@ -357,7 +296,6 @@ class SymbolicGame:
         width = max(len(a), len(b))
         a = a + [self.false] * (width - len(a))
         b = b + [self.false] * (width - len(b))
-        op = node.op
         if op in ("=", "!="):
             equal = self.true
             for x, y in zip(a, b):
@@ -378,8 +316,7 @@ class SymbolicGame:
         """``low <= var <= high`` on the bits (TRUE when the range fills its bits)."""
         if var.kind == "bool" or (1 << var.bits) == var.high - var.low + 1:
             return self.true
-        term = Compare("<=", Var(var.name, primed), Num(var.high))
-        return self._compare(term)
+        return self._encoder.formula(Compare("<=", Var(var.name, primed), Num(var.high)))
 
     # ------------------------------------------------------------ valuations
 
@@ -422,6 +359,71 @@ class SymbolicGame:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+class _Encoder(FormulaFold[Function, _Term]):
+    """Formulas to BDDs over the bits of ``game`` (current and next)."""
+
+    def __init__(self, game: SymbolicGame) -> None:
+        self.game = game
+
+    def const(self, value: bool) -> Function:
+        return self.game.true if value else self.game.false
+
+    def var(self, node: Var) -> Function:
+        if self.game._lookup(node.name).kind != "bool":
+            raise InputError("integer variable used as a proposition",
+                             found=repr(node.name), expected="a comparison such as x = 1")
+        return self.game._bit(node.name, 0, node.primed)
+
+    def not_(self, arg: Function) -> Function:
+        return ~arg
+
+    def and_(self, args: Iterator[Function]) -> Function:
+        result = self.game.true
+        for arg in args:
+            result &= arg
+        return result
+
+    def or_(self, args: Iterator[Function]) -> Function:
+        result = self.game.false
+        for arg in args:
+            result |= arg
+        return result
+
+    def xor(self, left: Function, right: Function) -> Function:
+        return _xor(left, right)
+
+    def implies(self, left: Function, right: Function) -> Function:
+        return ~left | right
+
+    def iff(self, left: Function, right: Function) -> Function:
+        return left.equiv(right)
+
+    def compare(self, op: str, left: _Term, right: _Term) -> Function:
+        return self.game._compare(op, left, right)
+
+    def num(self, value: int) -> _Term:
+        return _Term([], value)
+
+    def int_var(self, node: Var) -> _Term:
+        var = self.game._lookup(node.name)
+        if var.kind != "int":
+            raise InputError("Boolean variable used as an integer", found=repr(node.name),
+                             expected="an integer variable or a number")
+        return _Term([self.game._bit(node.name, k, node.primed) for k in range(var.bits)],
+                     var.low)
+
+    def add(self, left: _Term, right: _Term) -> _Term:
+        return _Term(self.game._add(left.bits, right.bits), left.const + right.const)
+
+    def not_a_formula(self, node: Node) -> Function:
+        raise InputError("not a formula", found=type(node).__name__,
+                         expected="a Boolean formula")
+
+    def not_a_term(self, node: Node) -> _Term:
+        raise InputError("not an integer term", found=type(node).__name__,
+                         expected="a number, an integer variable or a sum")
 
 
 def _xor(u: Function, v: Function) -> Function:
