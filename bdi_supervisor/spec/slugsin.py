@@ -46,6 +46,7 @@ from bdi_supervisor.spec.formula import (
     variables,
 )
 from bdi_supervisor.spec.gr1 import SECTION_HEADERS, SECTIONS, Clause, GR1Spec, Origin, Variable
+from bdi_supervisor.spec.sections import Line, section_lines
 
 LIMITS_COMMENT = "Variable limits:"
 
@@ -394,53 +395,30 @@ def _fold_formula(formula: Formula, bits: Mapping[str, tuple[Variable, int]]) ->
     return map_vars(formula, replace)  # type: ignore[return-value]
 
 
-_SLUGSIN_SECTIONS = {f"[{header}]": name for name, header in SECTION_HEADERS.items()}
 
 
 def parse_slugsin(text: str, *, file: str | None = None, name: str | None = None,
                   fold_integers: bool = True) -> GR1Spec:
     """Read a slugsin file. Clauses get ``Origin("file", line=N)`` and the ``##`` text as comment."""
     spec = GR1Spec(name=name or (Path(file).stem if file else "spec"))
-    section: str | None = None
-    pending: list[str] = []
-    entries: list[tuple[str, int, str, str]] = []
+    entries: list[Line] = []
     seen: set[str] = set()
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped:
+    for line in section_lines(text, file=file):
+        if line.owner is None:
+            entries.append(line)
             continue
-        if stripped.startswith("#"):
-            pending.append(stripped.lstrip("#").strip())
-            continue
-        if stripped.startswith("["):
-            if stripped in ("[INPUT]", "[OUTPUT]") or stripped in _SLUGSIN_SECTIONS:
-                section = stripped
-            else:
-                raise InputError("unknown section", file=file, line=number, column=1,
-                                 found=stripped,
-                                 expected=", ".join(["[INPUT]", "[OUTPUT]", *_SLUGSIN_SECTIONS]))
-            pending = []
-            continue
-        if section is None:
-            raise InputError("text before the first section header", file=file, line=number,
-                             column=1, found=repr(stripped), expected="a section such as [INPUT]")
-        if section in ("[INPUT]", "[OUTPUT]"):
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.@]*", stripped):
-                raise InputError("malformed variable name", file=file, line=number, column=1,
-                                 found=repr(stripped), expected="a Boolean variable name")
-            if stripped in seen:
-                raise InputError(f"variable '{stripped}' declared twice", file=file, line=number,
-                                 found=stripped, expected="a new name")
-            seen.add(stripped)
-            spec.variables.append(Variable(stripped, "env" if section == "[INPUT]" else "sys"))
-            pending = []
-        else:
-            entries.append((_SLUGSIN_SECTIONS[section], number, stripped, "\n".join(pending)))
-            pending = []
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.@]*", line.body):
+            raise InputError("malformed variable name", file=file, line=line.number, column=1,
+                             found=repr(line.body), expected="a Boolean variable name")
+        if line.body in seen:
+            raise InputError(f"variable '{line.body}' declared twice", file=file,
+                             line=line.number, found=line.body, expected="a new name")
+        seen.add(line.body)
+        spec.variables.append(Variable(line.body, line.owner))
     names = {v.name: v for v in spec.variables}
-    clauses = [(s, Clause(parse_prefix(body, names=names, file=file, line=n),
-                          Origin("file", file=file, line=n), comment))
-               for s, n, body, comment in entries]
+    clauses = [(e.section, Clause(parse_prefix(e.body, names=names, file=file, line=e.number),
+                                  Origin("file", file=file, line=e.number), e.comment))
+               for e in entries]
     groups = _fold_groups(spec.variables) if fold_integers else {}
     if groups:
         bits: dict[str, tuple[Variable, int]] = {}

@@ -46,6 +46,7 @@ from bdi_supervisor.spec.formula import (
     prime,
 )
 from bdi_supervisor.spec.gr1 import SECTION_HEADERS, Clause, GR1Spec, Origin, Variable
+from bdi_supervisor.spec.sections import section_lines
 
 #: words with a fixed meaning; they cannot name variables
 RESERVED = frozenset({"TRUE", "FALSE", "X", "next", "F", "G", "U", "W"})
@@ -348,15 +349,7 @@ def format_formula(formula: Formula) -> str:
 
 # ---------------------------------------------------------------- whole files
 
-_HEADER_TO_SECTION = {f"[{header}]": name for name, header in SECTION_HEADERS.items()}
 _DECL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*(-?[0-9]+)\s*\.\.\.\s*(-?[0-9]+)\s*)?$")
-
-
-def _split_comment(line: str) -> tuple[str, str]:
-    index = line.find("#")
-    if index < 0:
-        return line, ""
-    return line[:index], line[index:].lstrip("#").strip()
 
 
 def parse_declaration(text: str, owner: str, *, file: str | None = None,
@@ -384,47 +377,19 @@ def parse_spec(text: str, *, file: str | None = None, name: str | None = None) -
     from bdi_supervisor.spec import slugsin  # prefix lines; import here to avoid a cycle
 
     spec = GR1Spec(name=name or (Path(file).stem if file else "spec"))
-    lines = text.splitlines()
-    section: str | None = None
-    pending: list[str] = []  # comment lines waiting for the next item
     entries: list[tuple[str, int, str, str]] = []  # (section, line no, body, comment)
     declared: dict[str, Variable] = {}
-    for number, raw in enumerate(lines, start=1):
-        stripped = raw.strip()
-        if not stripped:
-            pending = []
+    for line in section_lines(text, file=file, trailing_comments=True, blank_ends_comment=True):
+        if line.owner is None:
+            entries.append((line.section, line.number, line.body, line.comment))
             continue
-        if stripped.startswith("#"):
-            pending.append(stripped.lstrip("#").strip())
-            continue
-        if stripped.startswith("["):
-            header = stripped.split("#")[0].strip()
-            if header in ("[INPUT]", "[OUTPUT]"):
-                section = header
-            elif header in _HEADER_TO_SECTION:
-                section = _HEADER_TO_SECTION[header]
-            else:
-                raise InputError("unknown section", file=file, line=number, column=1,
-                                 found=header, expected=", ".join(
-                                     ["[INPUT]", "[OUTPUT]", *_HEADER_TO_SECTION]))
-            pending = []
-            continue
-        if section is None:
-            raise InputError("text before the first section header", file=file, line=number,
-                             column=1, found=repr(stripped), expected="a section such as [INPUT]")
-        body, trailing = _split_comment(raw)
-        comment = "\n".join([*pending, trailing] if trailing else pending)
-        pending = []
-        if section in ("[INPUT]", "[OUTPUT]"):
-            var = parse_declaration(body, "env" if section == "[INPUT]" else "sys", file=file,
-                                    line=number, comment=comment)
-            if var.name in declared:
-                raise InputError(f"variable '{var.name}' declared twice", file=file, line=number,
-                                 found=var.name, expected="a new name")
-            declared[var.name] = var
-            spec.variables.append(var)
-        else:
-            entries.append((section, number, body, comment))
+        var = parse_declaration(line.body, line.owner, file=file, line=line.number,
+                                comment=line.comment)
+        if var.name in declared:
+            raise InputError(f"variable '{var.name}' declared twice", file=file,
+                             line=line.number, found=var.name, expected="a new name")
+        declared[var.name] = var
+        spec.variables.append(var)
     for section_name, number, body, comment in entries:
         prefix = slugsin.try_parse_prefix(body, declared)
         formula = prefix if prefix is not None else parse_formula(
