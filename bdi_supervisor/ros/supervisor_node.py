@@ -43,6 +43,7 @@ import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 
+import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, wire
 from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK, RUNNERS
@@ -231,7 +232,6 @@ class SupervisorNode(SuiteNode):
         self.thread.start()
 
     def _run(self, prepared) -> None:
-        import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
         from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
         options = RunOptions(sim=self.sim or None, force=self.force or None,
