@@ -49,6 +49,18 @@ def spin_until(executor, predicate, timeout: float = 10.0) -> bool:
     return predicate()
 
 
+def latest_status(arrays, name: str):
+    """The newest status called ``name`` in the received ``DiagnosticArray`` messages ``arrays``
+    (a :class:`bdi_supervisor.ros.status.Status`), or None before the first one."""
+    from bdi_supervisor.ros import diagnostics
+
+    for array in reversed(arrays):
+        for status in array.status:
+            if status.name == name:
+                return diagnostics.from_message(status)
+    return None
+
+
 def start_node(module: str, ros_args: list[str], env: dict[str, str]) -> subprocess.Popen:
     """Start ``python -m module --ros-args ...`` from this tree with the test's DDS environment."""
     env = {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),

@@ -16,7 +16,7 @@ rclpy = pytest.importorskip(
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
-from ros_helpers import spin_until, start_node, stop  # noqa: E402
+from ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
@@ -46,11 +46,7 @@ class Listener:
                                       self.arrays.append, qos.DIAGNOSTICS)
 
     def latest(self, name: str):
-        for array in reversed(self.arrays):
-            for status in array.status:
-                if status.name == name:
-                    return diagnostics.from_message(status)
-        return None
+        return latest_status(self.arrays, name)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
-from ros_helpers import spin_until, start_node, stop  # noqa: E402
+from ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
 from bdi_monitor.ros import port  # noqa: E402
@@ -66,11 +66,7 @@ class Probe:
         self.publisher.publish(String(data=wire.encode_record(record)))
 
     def latest(self, name: str):
-        for array in reversed(self.arrays):
-            for status in array.status:
-                if status.name == name:
-                    return diagnostics.from_message(status)
-        return None
+        return latest_status(self.arrays, name)
 
 
 def _params(mission_path, **extra):
