@@ -27,6 +27,9 @@ rclpy = pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
 launch = pytest.importorskip(
     "launch", reason="ROS 2 launch not installed (not on PyPI; comes with a Jazzy install)")
+if getattr(launch, "__file__", None) is None:  # only this repository's launch/ folder
+    pytest.skip("ROS 2 launch not installed (not on PyPI; comes with a Jazzy install)",
+                allow_module_level=True)
 if not hasattr(launch, "LaunchService"):
     pytest.skip(f"'launch' at {launch.__file__} is not ROS 2 launch (PyPI's unrelated 'launch'?)",
                 allow_module_level=True)
