@@ -76,6 +76,11 @@ setup(
     maintainer_email="maintainers@bdi-supervisor.dev",
     license="Apache-2.0",
     entry_points={
+        # the simulator domains, found by bdi_supervisor.runtime.binding.discover_backends
+        "bdi_supervisor.simulators": [
+            "pyrobosim = bdi_supervisor.domains.pyrobosim",
+            "quadcopter = bdi_supervisor.domains.quadcopter",
+        ],
         "console_scripts": [
             "bdi-supervisor = bdi_supervisor.cli.main:main",
             "bdi-monitor = bdi_monitor.cli:main",

@@ -169,3 +169,25 @@ request: {{initial_conditions: [prep_pay_a], goals: ['soda & !soda'], sm_outcome
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err
     assert "unrealizable; nothing to run" in err and "Traceback" not in err
+
+
+def test_installed_simulators_are_found_without_importing_the_domains():
+    """A library caller that never imports bdi_supervisor.domains still gets the simulators the
+    installed package declares (entry points), e.g. loading a PyRoboSim mission's runner."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from bdi_supervisor.mission.loader import load_mission\n"
+        "from bdi_supervisor.runtime import binding\n"
+        "from bdi_supervisor.runtime.session import runner_config\n"
+        "config = runner_config(load_mission('logistics_p0'))\n"
+        "print(config.sim, sorted(binding.BACKENDS))\n"
+        "assert 'pyrobosim' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "pyrobosim"
+    assert "'quadcopter'" in done.stdout

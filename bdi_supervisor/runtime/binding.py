@@ -25,9 +25,12 @@ interface (``LogState`` → log, ``OperatorDecisionState`` → operator, a simul
 interfaces → its adapters; anything else is ``forced`` under the forced simulator and unbound —
 an error before anything runs — under a simulator that cannot run it).
 
-Simulators other than ``forced`` live in :mod:`bdi_supervisor.domains` and register a backend
-factory and their adapter types here (:func:`register_backend`) when that package is imported;
-callers at the top layer (the CLI, the supervisor node, the tests) import it before running.
+Simulators other than ``forced`` live in :mod:`bdi_supervisor.domains` (or in another installed
+package) and register a backend factory and their adapter types here (:func:`register_backend`)
+when their module is imported. The runtime never names a domain: the first look-up of a simulator
+or adapter type imports the modules that installed packages declare under the entry-point group
+:data:`ENTRY_POINT_GROUP` (this package declares its own domains there), and callers at the top
+layer (the CLI, the supervisor node, the tests) may import :mod:`bdi_supervisor.domains` directly.
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ from bdi_supervisor.runtime.forced import (
 BACKENDS: dict[str, Callable[..., Backend]] = {}
 #: adapter type (``adapters.<cap>.type``) → the simulator that provides it
 ADAPTER_TYPES: dict[str, str] = {}
+#: installed packages name their simulator modules here (``name = package.module``)
+ENTRY_POINT_GROUP = "bdi_supervisor.simulators"
+_discovered = False
 RUNNER_KEYS = ("sim", "seed", "max_steps", "world", "world_overrides", "inject", "force",
                "random", "reasons", "timeouts", "quadcopter")
 GENERIC_TYPES = ("forced", "log", "operator")
@@ -99,6 +105,7 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
         raise InputError("unknown runner key", file=source, key=f"runner.{unknown[0]}",
                          found=unknown[0], expected=", ".join(RUNNER_KEYS))
     config = RunnerConfig(source=source)
+    discover_backends()
     sim = runner.get("sim", "forced")
     if sim not in BACKENDS:
         raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
@@ -232,15 +239,30 @@ def register_backend(name: str, factory: Callable[..., Backend],
         ADAPTER_TYPES[kind] = name
 
 
+def discover_backends() -> None:
+    """Import, once, the simulator modules that installed packages declare under
+    :data:`ENTRY_POINT_GROUP`; each registers itself with :func:`register_backend`."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in BACKENDS:
+            entry.load()
+
+
 def _registered() -> str:
-    return (", ".join(BACKENDS) + " (the simulator domains register theirs when "
-            "bdi_supervisor.domains is imported)")
+    return (", ".join(BACKENDS) + " (simulator domains register theirs when imported; "
+            f"installed ones are found through the '{ENTRY_POINT_GROUP}' entry points)")
 
 
 register_backend("forced", lambda config, seed, ask=None: Backend(ask))
 
 
 def open_backend(sim: str, config: RunnerConfig, seed: int, ask: Ask | None = None) -> Backend:
+    discover_backends()
     if sim not in BACKENDS:
         raise InputError("unknown simulator", key="--sim", found=repr(sim),
                          expected=_registered())
