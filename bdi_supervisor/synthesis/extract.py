@@ -32,27 +32,50 @@ from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 INITIAL_MODES = ("all", "per-input")
 
 
-def positional_strategies(game: SymbolicGame, solution: Solution,
-                          budget: Budget | None = None) -> list[Function]:
-    """One transition predicate per goal: the moves the explicit strategy may take.
+def positional_strategies(game: SymbolicGame, solution: Solution, states: Function, goal: int,
+                          budget: Budget | None = None) -> Function:
+    """Goal ``goal``'s positional strategy on ``states`` (current bits): the moves it allows
+    from them (with every next input the environment admits there).
 
-    The (state, next input) pairs a paths predicate covers are ``E y'. sys_trans & paths``,
-    computed with the clustered quantification of :meth:`SymbolicGame.sys_exists`.
+    Every (state, next input) pair takes the moves of the first paths predicate of the goal
+    that covers it (``E y'. sys_trans & paths``). Computed on the given states only, which
+    keeps every BDD small, and stopped once every admissible pair is covered.
     """
-    strategies = []
-    for j in range(len(game.sys_live)):
-        covered = game.false
-        strategy = game.false
-        for goal, paths in solution.paths:
-            if goal != j:
-                continue
-            if budget is not None:
-                budget.check(game)
-            cases = game.sys_exists(paths)
-            strategy |= cases & ~covered & paths & game.sys_trans
-            covered |= cases
-        strategies.append(strategy)
-    return strategies
+    remaining = game.admissible(states)
+    strategy = game.false
+    for j, paths in solution.paths:
+        if j != goal:
+            continue
+        if remaining == game.false:
+            break
+        if budget is not None:
+            budget.check(game)
+        moves = paths & remaining
+        if moves == game.false:
+            continue
+        fresh = game.sys_exists(moves)
+        if fresh == game.false:
+            continue
+        strategy |= game.within_sys(fresh & moves)
+        remaining &= ~fresh
+    return game.within_env(strategy)
+
+
+class _CubeMaker:
+    """BDDs of full valuations of the current bits, conjoined bottom-up in the BDD's present
+    variable order (each step then adds one node; reordering is off during extraction)."""
+
+    def __init__(self, game: SymbolicGame) -> None:
+        bdd = game.bdd
+        self.true = game.true
+        self.order = sorted(game.pre_vars, key=bdd.level_of_var, reverse=True)
+        self.literals = {name: (~bdd.var(name), bdd.var(name)) for name in self.order}
+
+    def __call__(self, valuation: dict[str, bool]) -> Function:
+        cube = self.true
+        for name in self.order:
+            cube &= self.literals[name][valuation[name]]
+        return cube
 
 
 def _smallest(game: SymbolicGame, u: Function, names: list[str]) -> dict[str, bool]:
@@ -170,8 +193,6 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
     if initial not in INITIAL_MODES:
         raise ValueError(f"initial must be one of {INITIAL_MODES}")
     bdd = game.bdd
-    # the monolithic relations are conjoined on first use: do it while reordering may still help
-    game.env_trans, game.sys_trans  # noqa: B018
     reordering = bdd.configure(reordering=False)["reordering"]
     try:
         return _extract(game, solution, initial, name, budget, max_states)
@@ -182,7 +203,6 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
 def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
              budget: Budget | None, max_states: int | None) -> Strategy:
     bdd = game.bdd
-    strategies = [s & game.env_trans for s in positional_strategies(game, solution, budget)]
     goals = game.sys_live
     pre_vars = game.pre_vars
     post_vars = game.post_vars
@@ -216,23 +236,31 @@ def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
 
     successors: list[list[int]] = []
     unprime = dict(zip(post_vars, pre_vars))
+    cube = _CubeMaker(game)
     while todo:
-        if budget is not None:
-            budget.check(game)
-        key = todo.popleft()
-        current = valuations[index[key]]
-        goal = key[1]
-        out: list[int] = []
-        for move in _moves(game, strategies[goal], current):
-            values = {**current, **move}
-            nxt = goal
-            first = True
-            while (nxt != goal or first) and _holds(goals[nxt], values):
-                nxt = (nxt + 1) % len(goals)
-                first = False
-            target = {unprime[b]: value for b, value in move.items()}
-            out.append(add(target, nxt))
-        successors.append(out)
+        layer = list(todo)  # breadth first: the states found next form the next layer
+        todo.clear()
+        by_goal: dict[int, Function] = {}
+        for key in layer:
+            by_goal[key[1]] = by_goal.get(key[1], game.false) | cube(valuations[index[key]])
+        strategies = {goal: positional_strategies(game, solution, states, goal, budget)
+                      for goal, states in by_goal.items()}
+        for key in layer:
+            if budget is not None:
+                budget.check(game)
+            current = valuations[index[key]]
+            goal = key[1]
+            out: list[int] = []
+            for move in _moves(game, strategies[goal], current):
+                values = {**current, **move}
+                nxt = goal
+                first = True
+                while (nxt != goal or first) and _holds(goals[nxt], values):
+                    nxt = (nxt + 1) % len(goals)
+                    first = False
+                target = {unprime[b]: value for b, value in move.items()}
+                out.append(add(target, nxt))
+            successors.append(out)
 
     variables = [VariableInfo(v.name, v.owner, v.kind, v.low, v.high)
                  for v in game.spec.variables]

@@ -158,6 +158,20 @@ class SymbolicGame:
             self._sys_trans = _conjoin(self.sys_parts, self.true)
         return self._sys_trans
 
+    def within_sys(self, u: Function) -> Function:
+        """``u & sys_trans``, conjoined cluster by cluster (cheap when ``u`` is small)."""
+        return _conjoin(self.sys_parts, u)
+
+    def within_env(self, u: Function) -> Function:
+        """``u & env_trans``, conjoined cluster by cluster (cheap when ``u`` is small)."""
+        return _conjoin(self.env_parts, u)
+
+    def admissible(self, states: Function) -> Function:
+        """The (state, next input) pairs of ``states`` (current bits) that the environment may
+        take: ``states & E y'. env_trans``."""
+        pairs = self.within_env(states)
+        return self.exists(self.post_out, pairs) if self.env_reads_next_outputs else pairs
+
     # ------------------------------------------------------------ renaming
 
     def prime(self, u: Function) -> Function:
