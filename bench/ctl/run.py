@@ -1,119 +1,373 @@
-"""CTL-BDI model checking benchmark: the grid beer robot, growing n.
+"""CTL-BDI model checking benchmark: the grid beer robot, growing n, 4 and 8 worlds.
 
-    python bench/ctl/run.py [--sizes 8 16 32 64 128] [--budget 60] [--peer-timeout 150]
+    python bench/ctl/run.py [--sizes 64 256 1024] [--worlds 4 8] [--repeat 3]
+                            [--tools ours,numpy,tables] [--budget 300] [--timeout 600]
+                            [--cli 64] [--markdown FILE] [--json FILE]
 
-For every grid size: product nodes, BDD variables, peak live BDD nodes, and the seconds for
-building the structure, encoding it, computing the reachable set and checking phi1 and phi2
-with the symbolic checker; then pyModelChecking on the explicit tagged-edge product
-(bdi_monitor/pmc_bridge.py), in a subprocess with a timeout, and the ratio of its time to ours.
-Sizes stop growing before one predicted (from the growth so far) to need more than --budget
-seconds; the peer stops after its first timeout. Verdicts of the two must agree.
+Every measurement runs in a fresh process (its wall time and peak RSS come from ``wait4``);
+the tools of one size alternate within each repetition and the tables show medians, so the
+ratios compare runs made side by side. Tools:
+
+- ``ours``: the symbolic checker on the grid's rules (``grid_structure`` → ``Checker``):
+  build (generator + relations), reachable set, phi1 + phi2;
+- ``tables``: the same checker with the relations built from the explicit tables
+  (:class:`bdi_monitor.encoding.TableEncoding`, the path of a structure file);
+- ``numpy``: the explicit-state peer (``bench/ctl/explicit_numpy.py``): the product enumerated
+  into numpy arrays and checked by plain fixpoint iteration; its ratio counts exploration and
+  checking, not reading the generator's rows into arrays (shown apart as "tables s");
+- ``pmc``: pyModelChecking on the explicit tagged-edge product (``bdi_monitor/pmc_bridge.py``).
+
+All tools must agree on the verdicts and (except pmc, whose product has tagged copies) on the
+number of product nodes, or the bench stops with exit 1. A tool is skipped at larger sizes
+once it timed out or its growth predicts more than ``--budget`` seconds. ``--cli N`` adds the
+whole ``bdi-monitor check`` process at size N (4 worlds) on a model reference, a JSON file and
+a YAML file (written by ``bdi-monitor grid`` beforehand, untimed); ``--cli 0`` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bdi_monitor.checker import Checker
-from bdi_monitor.logic import parse
-from bdi_monitor.models.beer import PHI1, PHI2
-from bdi_monitor.models.grid import grid_structure
-from bdi_monitor.symbolic import SymbolicModel
-
-PROPERTIES = (PHI1, PHI2)
+PROPERTIES = ("AG(bel br -> EF bb)", "AG(bel br -> AF bb)")
+TOOLS = ("ours", "tables", "numpy", "pmc")
+PEERS = {"tables": "from tables", "numpy": "numpy explicit", "pmc": "pyModelChecking"}
 
 
-def ours(n: int, obstacles: str) -> dict:
+# -- one measurement (child process) -----------------------------------------------------------
+
+def _child(tool: str, n: int, worlds: int) -> dict:
+    from bdi_monitor.logic import parse
+    from bdi_monitor.models.grid import grid_structure
+
+    formulas = [parse(p) for p in PROPERTIES]
     t0 = time.perf_counter()
-    structure = grid_structure(n, obstacles=obstacles)
-    t1 = time.perf_counter()
-    model = SymbolicModel(structure)
-    t2 = time.perf_counter()
-    checker = Checker(model)
-    t3 = time.perf_counter()
-    verdicts = [checker.holds(parse(p)) for p in PROPERTIES]
-    t4 = time.perf_counter()
-    return {"n": n, "nodes": checker.count(), "vars": model.var_count,
-            "peak": model.peak_nodes(), "generate": t1 - t0, "encode": t2 - t1,
-            "reach": t3 - t2, "check": t4 - t3, "total": t4 - t0, "verdicts": verdicts}
+    structure = grid_structure(n, worlds)
+    if tool in ("ours", "tables"):
+        from bdi_monitor.checker import Checker
+        from bdi_monitor.encoding import TableEncoding
+        from bdi_monitor.symbolic import SymbolicModel
+
+        encoding = TableEncoding(structure) if tool == "tables" else None
+        model = SymbolicModel(structure, encoding=encoding)
+        t1 = time.perf_counter()
+        checker = Checker(model)
+        t2 = time.perf_counter()
+        verdicts = [checker.holds(f) for f in formulas]
+        t3 = time.perf_counter()
+        return {"nodes": checker.count(), "vars": model.var_count, "peak": model.peak_nodes(),
+                "build": t1 - t0, "reach": t2 - t1, "check": t3 - t2, "total": t3 - t0,
+                "verdicts": verdicts}
+    if tool == "numpy":
+        sys.path.insert(0, str(Path(__file__).parent))
+        from explicit_numpy import ExplicitChecker, explore, read_tables
+
+        tables = read_tables(structure)
+        t1 = time.perf_counter()
+        product = explore(tables)
+        t2 = time.perf_counter()
+        checker = ExplicitChecker(tables, product)
+        verdicts = [checker.holds(f) for f in formulas]
+        t3 = time.perf_counter()
+        return {"nodes": len(product), "tables": t1 - t0, "reach": t2 - t1, "check": t3 - t2,
+                "total": t3 - t1, "verdicts": verdicts}
+    if tool == "pmc":
+        from bdi_monitor.pmc_bridge import holds, tagged_kripke
+
+        kripke = tagged_kripke(structure)
+        t1 = time.perf_counter()
+        verdicts = [holds(kripke, f) for f in formulas]
+        t2 = time.perf_counter()
+        return {"nodes": None, "build": t1 - t0, "check": t2 - t1, "total": t2 - t0,
+                "verdicts": verdicts}
+    raise SystemExit(f"unknown tool {tool}")
 
 
-def _peer(n: int, obstacles: str, queue: multiprocessing.Queue) -> None:
-    from bdi_monitor.pmc_bridge import holds, tagged_kripke
+# -- process measurement -----------------------------------------------------------------------
 
-    t0 = time.perf_counter()
-    kripke = tagged_kripke(grid_structure(n, obstacles=obstacles))
-    t1 = time.perf_counter()
-    verdicts = [holds(kripke, parse(p)) for p in PROPERTIES]
-    t2 = time.perf_counter()
-    queue.put({"build": t1 - t0, "check": t2 - t1, "total": t2 - t0, "verdicts": verdicts,
-               "states": len(kripke.nodes())})
+def measured(command: list[str], timeout: float) -> dict:
+    """Run ``command``; its exit code, wall seconds, peak RSS (MiB) and stdout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=ROOT)
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        timer.cancel()
+        wall = time.perf_counter() - t0
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return {"rc": process.returncode, "wall": wall, "rss": usage.ru_maxrss / 1024,
+                "stdout": out.read().decode(), "stderr": err.read().decode()[-2000:],
+                "killed": wall >= timeout}
 
 
-def peer(n: int, obstacles: str, timeout: float) -> dict | None:
-    queue: multiprocessing.Queue = multiprocessing.Queue()
-    process = multiprocessing.Process(target=_peer, args=(n, obstacles, queue), daemon=True)
-    process.start()
-    process.join(timeout)
-    if process.is_alive():
-        process.kill()
-        process.join()
+def run_tool(tool: str, n: int, worlds: int, timeout: float) -> dict | None:
+    result = measured([sys.executable, __file__, "--child", tool, str(n), str(worlds)],
+                      timeout)
+    if result["killed"] or result["rc"] != 0:
+        if not result["killed"]:
+            print(f"{tool} n={n} worlds={worlds} failed:\n{result['stderr']}", file=sys.stderr)
         return None
-    return queue.get() if not queue.empty() else None
+    record = json.loads(result["stdout"].strip().splitlines()[-1])
+    record.update(rss=result["rss"], wall=result["wall"])
+    return record
+
+
+def _median_record(records: list[dict]) -> dict:
+    merged = dict(records[0])
+    for key in ("build", "reach", "check", "total", "tables", "rss", "wall"):
+        values = [r[key] for r in records if r.get(key) is not None]
+        if values:
+            merged[key] = statistics.median(values)
+    return merged
+
+
+# -- tables ------------------------------------------------------------------------------------
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:.0f}"
+    return f"{value:.{digits}f}"
+
+
+def _thousands(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}".replace(",", " ")
+
+
+def growth_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The symbolic checker on the grid's rules, phase by phase."""
+    header = ["n", "worlds", "product nodes", "BDD vars", "peak BDD nodes", "build s", "reach s",
+              "check s", "total s", "process s", "RSS MiB", "verdicts"]
+    rows = []
+    for r in results:
+        ours = r.get("ours")
+        if not ours:
+            continue
+        rows.append([str(r["n"]), str(r["worlds"]), _thousands(ours["nodes"]), str(ours["vars"]),
+                     _thousands(ours["peak"]), _fmt(ours["build"]), _fmt(ours["reach"]),
+                     _fmt(ours["check"]), _fmt(ours["total"]), _fmt(ours["wall"]),
+                     _fmt(ours["rss"], 0), _verdicts(r.get("verdicts"))])
+    return header, rows
+
+
+def comparison_rows(results: list[dict], tools: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Every tool's in-process seconds and peak RSS; ratio = peer / ours."""
+    header = ["n", "worlds", "ours s", "RSS MiB"]
+    peers = [t for t in tools if t != "ours"]
+    for tool in peers:
+        header += [f"{PEERS[tool]} s", "RSS MiB", "ratio"]
+    rows = []
+    for r in results:
+        ours = r.get("ours")
+        row = [str(r["n"]), str(r["worlds"]), _fmt(ours["total"]) if ours else "-",
+               _fmt(ours["rss"], 0) if ours else "-"]
+        for tool in peers:
+            peer = r.get(tool)
+            if peer is None:
+                row += [r.get("skipped", {}).get(tool, "-"), "-", "-"]
+                continue
+            row += [_fmt(peer["total"]), _fmt(peer["rss"], 0),
+                    f"{peer['total'] / ours['total']:.1f}×" if ours else "-"]
+        rows.append(row)
+    return header, rows
+
+
+def _verdicts(verdicts: list[bool] | None) -> str:
+    return "/".join("T" if v else "F" for v in verdicts) if verdicts else "-"
+
+
+def numpy_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
+    header = ["n", "worlds", "product nodes", "tables s", "explore s", "fixpoints s",
+              "explore + fixpoints s", "RSS MiB", "ours total s", "ratio"]
+    rows = []
+    for r in results:
+        peer, ours = r.get("numpy"), r.get("ours")
+        if peer is None:
+            continue
+        rows.append([str(r["n"]), str(r["worlds"]), _thousands(peer["nodes"]),
+                     _fmt(peer["tables"]), _fmt(peer["reach"]), _fmt(peer["check"]),
+                     _fmt(peer["total"]), _fmt(peer["rss"], 0),
+                     _fmt(ours["total"]) if ours else "-",
+                     f"{peer['total'] / ours['total']:.1f}×" if ours else "-"])
+    return header, rows
+
+
+def markdown(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def show(console, title: str, header: list[str], rows: list[list[str]]) -> None:
+    from rich.table import Table
+
+    table = Table(*header, title=title)
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+# -- the bench ---------------------------------------------------------------------------------
+
+def bench_sizes(args: argparse.Namespace, tools: list[str], console) -> list[dict] | None:
+    results = []
+    for worlds in args.worlds:
+        last: dict[str, tuple[int, float]] = {}
+        dead: set[str] = set()
+        for n in args.sizes:
+            entry: dict = {"n": n, "worlds": worlds, "skipped": {}}
+            active = []
+            for tool in tools:
+                if tool in dead:
+                    entry["skipped"][tool] = "skipped"
+                    continue
+                if tool in last:
+                    n0, seconds = last[tool]
+                    predicted = seconds * (n / n0) ** 2 if n > n0 else seconds
+                    if predicted > args.budget:
+                        entry["skipped"][tool] = f"> {args.budget:.0f} s"
+                        dead.add(tool)
+                        continue
+                active.append(tool)
+            runs: dict[str, list[dict]] = {t: [] for t in active}
+            for rep in range(args.repeat):
+                order = active if rep % 2 == 0 else active[::-1]
+                for tool in order:
+                    if tool in dead:
+                        continue
+                    with console.status(f"n = {n}, {worlds} worlds: {tool} "
+                                        f"(run {rep + 1}/{args.repeat})"):
+                        record = run_tool(tool, n, worlds, args.timeout)
+                    if record is None:
+                        entry["skipped"][tool] = "timeout"
+                        dead.add(tool)
+                        continue
+                    runs[tool].append(record)
+            for tool, records in runs.items():
+                if records and tool not in dead:
+                    entry[tool] = _median_record(records)
+                    last[tool] = (n, entry[tool]["wall"])
+            verdicts = {tool: entry[tool]["verdicts"] for tool in runs if tool in entry}
+            nodes = {tool: entry[tool]["nodes"] for tool in runs
+                     if tool in entry and entry[tool]["nodes"] is not None}
+            if len({tuple(v) for v in verdicts.values()}) > 1 or len(set(nodes.values())) > 1:
+                console.print(f"[red]tools disagree at n = {n}, {worlds} worlds: verdicts "
+                              f"{verdicts}, product nodes {nodes}[/]")
+                return None
+            entry["verdicts"] = next(iter(verdicts.values()), None)
+            results.append(entry)
+            summary = ", ".join(f"{t} {entry[t]['total']:.2f} s" for t in runs if t in entry)
+            console.print(f"n = {n}, {worlds} worlds: {summary or 'nothing ran'}")
+    return results
+
+
+def bench_cli(n: int, repeat: int, timeout: float, console) -> list[dict]:
+    """Whole ``bdi-monitor check`` processes: reference vs JSON file vs YAML file."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-ctl-"))
+    variants = {"reference": f"grid:n={n}"}
+    for suffix in ("json", "yaml"):
+        path = folder / f"grid{n}.{suffix}"
+        with console.status(f"writing {path.name} (untimed)"):
+            subprocess.run([sys.executable, "-m", "bdi_monitor", "grid", "--size", str(n), "-o",
+                            str(path)], cwd=ROOT, check=True, capture_output=True)
+        variants[f"{suffix} file ({path.stat().st_size / 2**20:.1f} MB)"] = str(path)
+    runs: dict[str, list[dict]] = {name: [] for name in variants}
+    for rep in range(repeat):
+        names = list(variants) if rep % 2 == 0 else list(variants)[::-1]
+        for name in names:
+            with console.status(f"bdi-monitor check {name} (run {rep + 1}/{repeat})"):
+                result = measured([sys.executable, "-m", "bdi_monitor", "check", variants[name],
+                                   *PROPERTIES, "--json"], timeout)
+            if result["killed"]:
+                continue
+            record = json.loads(result["stdout"])
+            runs[name].append({"wall": result["wall"], "rss": result["rss"],
+                               "load": record["seconds"]["load"],
+                               "verdicts": [p["holds"] for p in record["properties"]],
+                               "nodes": record["reachable_nodes"]})
+    rows = []
+    for name, records in runs.items():
+        if records:
+            rows.append({"model": name, "n": n, **_median_record(records)})
+        else:
+            rows.append({"model": name, "n": n, "wall": None, "rss": None, "load": None,
+                         "verdicts": None, "nodes": None})
+    return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2, 4, 8, 16, 32, 64, 128, 256, 512])
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="stop before a size predicted (from the growth so far) to take longer (s)")
-    parser.add_argument("--peer-timeout", type=float, default=150.0)
-    parser.add_argument("--obstacles", default="none")
-    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        default=[16, 32, 64, 128, 256, 512, 1024])
+    parser.add_argument("--worlds", type=int, nargs="+", default=[4, 8])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tool and size (median)")
+    parser.add_argument("--tools", default="ours,tables,numpy",
+                        help=f"comma-separated, from {', '.join(TOOLS)} (ours is always run)")
+    parser.add_argument("--budget", type=float, default=300.0,
+                        help="skip a tool at sizes its growth predicts to take longer (s)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="per run (s)")
+    parser.add_argument("--cli", type=int, default=64, metavar="N",
+                        help="whole-process CLI comparison at size N (0: skip)")
+    parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
+    parser.add_argument("--json", help="also write the raw records to this file")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    console = Console(width=max(Console().width, 170))
-    rows = []
-    peer_alive = True
-    table = Table("n", "product nodes", "BDD vars", "peak BDD nodes", "generate s", "encode s",
-                  "reach s", "check s", "total s", "pyModelChecking s", "ratio", "verdicts")
-    for n in args.sizes:
-        with console.status(f"n = {n}: symbolic checker"):
-            row = ours(n, args.obstacles)
-        result = None
-        if peer_alive:
-            with console.status(f"n = {n}: pyModelChecking (timeout {args.peer_timeout:.0f} s)"):
-                result = peer(n, args.obstacles, args.peer_timeout)
-            peer_alive = result is not None
-        row["peer"] = result
-        if result and result["verdicts"] != row["verdicts"]:
-            console.print(f"[red]verdicts differ at n = {n}: {row['verdicts']} vs "
-                          f"{result['verdicts']}[/]")
+    if args.child:
+        tool, n, worlds = args.child
+        print(json.dumps(_child(tool, int(n), int(worlds))))
+        return 0
+    from rich.console import Console
+
+    tools = ["ours"] + [t for t in args.tools.split(",") if t and t != "ours"]
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown:
+        parser.error(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOLS)}")
+    console = Console(width=max(Console().width, 180))
+    results = bench_sizes(args, tools, console)
+    if results is None:
+        return 1
+    sections = []
+    header, rows = growth_rows(results)
+    show(console, "symbolic checker, grid beer robot, phi1 + phi2 (medians)", header, rows)
+    sections.append(markdown(header, rows))
+    if len(tools) > 1:
+        header, rows = comparison_rows(results, tools)
+        show(console, "peers, same product and verdicts (in-process s; ratio = peer / ours)",
+             header, rows)
+        sections.append(markdown(header, rows))
+    if "numpy" in tools:
+        header, rows = numpy_rows(results)
+        show(console, "numpy explicit-state peer", header, rows)
+        sections.append(markdown(header, rows))
+    cli = bench_cli(args.cli, args.repeat, args.timeout, console) if args.cli else []
+    if cli:
+        header = ["model", "n", "process s", "of which load s", "RSS MiB", "verdicts"]
+        rows = [[c["model"], str(c["n"]), _fmt(c["wall"]), _fmt(c["load"]), _fmt(c["rss"], 0),
+                 _verdicts(c["verdicts"]) if c["verdicts"] else "timeout"] for c in cli]
+        show(console, "bdi-monitor check, whole process (4 worlds)", header, rows)
+        sections.append(markdown(header, rows))
+        if len({tuple(c["verdicts"]) for c in cli if c["verdicts"]}) > 1:
+            console.print("[red]CLI verdicts differ[/]")
             return 1
-        verdicts = "/".join("T" if v else "F" for v in row["verdicts"])
-        table.add_row(str(n), str(row["nodes"]), str(row["vars"]), str(row["peak"]),
-                      f"{row['generate']:.2f}", f"{row['encode']:.2f}", f"{row['reach']:.2f}",
-                      f"{row['check']:.2f}", f"{row['total']:.2f}",
-                      f"{result['total']:.2f}" if result else "timeout" if n else "-",
-                      f"{result['total'] / row['total']:.1f}×" if result else "-", verdicts)
-        rows.append(row)
-        console.print(f"n = {n}: {row['nodes']} nodes, {row['total']:.2f} s"
-                      + (f", pyModelChecking {result['total']:.2f} s" if result else ""))
-        growth = rows[-1]["total"] / rows[-2]["total"] if len(rows) > 1 else 4.0
-        if row["total"] * max(growth, 1.0) > args.budget:
-            break
-    console.print(table)
+    if args.markdown:
+        Path(args.markdown).write_text("\n\n".join(sections) + "\n")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+        Path(args.json).write_text(json.dumps({"sizes": results, "cli": cli}, indent=2))
     return 0
 
 
