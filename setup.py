@@ -46,6 +46,7 @@ setup(
             "catkin_pkg>=1.0",
             "ruff>=0.6",
             "pymodelchecking>=1.3",
+            "numpy>=1.24",  # bench/ctl explicit-state peer and its test
             "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
             "dask[distributed]>=2024.1",

@@ -76,10 +76,6 @@ class _Chain:
             u = cudd.and_exists(u, cluster, names)
         return u
 
-    @property
-    def size(self) -> int:
-        return sum(len(c) for c in self.clusters)
-
 
 class SymbolicModel:
     """BDD encoding of G_M with preimage, image and reachability operations."""
@@ -128,11 +124,6 @@ class SymbolicModel:
         self.present = enc.present(bdd)
         self.modal = {r: enc.output(bdd, r) & self.present for r in RELATIONS}
         self.initial = self.node_cube(initial_node(self.structure))
-
-    @property
-    def relation_nodes(self) -> int:
-        """BDD nodes of the temporal relation's clusters (all directions)."""
-        return self.chain.size
 
     # -- coding of nodes ------------------------------------------------------------------------
     def world_cube(self, world: int) -> cudd.Function:

@@ -135,14 +135,17 @@ def make_layout(n: int, worlds: int = 4, obstacles: str = "none", lounge: Cell |
     variants = (worlds + 3) // 4
     fridges = [fridge]
     if variants > 1:
-        spare = [(x, y) for y in range(n) for x in range(n)
-                 if (x, y) not in (lounge, door, fridge)]
+        # cells as row-major ids in a compact array (a 1024×1024 grid shuffles a million)
+        taken = sorted(y * n + x for x, y in (lounge, door, fridge))
+        spare = array("q", range(n * n))
+        for cell_id in reversed(taken):
+            del spare[cell_id]
         rng = random.Random(n * 1000 + variants)
         rng.shuffle(spare)
         if len(spare) < variants - 1:
             raise InputError("too many world instances for the grid", key="worlds",
                              found=str(worlds), expected=f"at most {4 * (len(spare) + 1)}")
-        fridges.extend(spare[: variants - 1])
+        fridges.extend((cell_id % n, cell_id // n) for cell_id in spare[: variants - 1])
     blocked = obstacle_cells(n, obstacles, [lounge, door, *fridges])
     return GridLayout(n, blocked, lounge, door, tuple(fridges))
 
