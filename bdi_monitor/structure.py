@@ -41,6 +41,8 @@ from typing import Any
 import yaml
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import MAX_DATA_DEPTH
+from bdi_supervisor.yamlsource import compose_yaml, json_depth, json_too_deep, read_text
 
 RELATIONS = ("B", "D", "I")
 RELATION_KEYS = {"B": "belief", "D": "desire", "I": "intention"}
@@ -211,14 +213,8 @@ class _Doc:
         if syntax == "json":
             self.data = self._json(text)
             return
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        try:
-            node = yaml.compose(text, Loader=loader)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            raise InputError(f"not valid YAML: {getattr(error, 'problem', error)}", file=source,
-                             line=mark.line + 1 if mark else None,
-                             column=mark.column + 1 if mark else None) from None
+        node, loader = compose_yaml(text, source)  # size, depth and alias limits
+        loader.dispose()
         self.data = self._build(node, "") if node is not None else None
 
     def _json(self, text: str) -> Any:
@@ -231,10 +227,15 @@ class _Doc:
             return result
 
         try:
-            return json.loads(text, object_pairs_hook=unique)
+            data = json.loads(text, object_pairs_hook=unique)
         except json.JSONDecodeError as error:
             raise InputError(f"not valid JSON: {error.msg}", file=self.source,
                              line=error.lineno, column=error.colno) from None
+        except RecursionError:
+            raise json_too_deep(text, self.source) from None
+        if json_depth(data) > MAX_DATA_DEPTH:
+            raise json_too_deep(text, self.source)
+        return data
 
     def _build(self, node: yaml.Node, path: str) -> Any:
         self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -452,14 +453,8 @@ def _from_doc(doc: _Doc) -> Structure:
 
 def load(path: str | os.PathLike) -> Structure:
     """Read and validate a structure file: YAML, or JSON when the name ends in ``.json``."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise InputError(f"cannot read the structure: {error.strerror}", file=str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("cannot read the structure: not UTF-8 text", file=str(path)) from None
-    if path.suffix.lower() == ".json":
+    text = read_text(path, "structure file")
+    if Path(path).suffix.lower() == ".json":
         return from_json(text, str(path))
     return from_yaml(text, str(path))
 

@@ -31,18 +31,20 @@ class InputError(Exception):
         super().__init__(self.describe())
 
     def describe(self) -> str:
+        """One paragraph; the quoted input (``found``) and long lists are cut short."""
         where = []
         if self.file:
-            where.append(str(self.file))
+            where.append(_short(self.file, 300))
         if self.line is not None:
             where.append(f"line {self.line}" + (f", column {self.column}" if self.column else ""))
         if self.key:
             where.append(f"key '{self.key}'")
-        text = ": ".join([", ".join(where), self.message]) if where else self.message
+        message = _short(self.message, 400)
+        text = ": ".join([", ".join(where), message]) if where else message
         if self.found is not None:
-            text += f"; found {self.found}"
+            text += f"; found {_short(self.found, 100)}"
         if self.expected is not None:
-            text += f"; expected {self.expected}"
+            text += f"; expected {_short(self.expected, 400)}"
         return text
 
     def __str__(self) -> str:
@@ -55,6 +57,15 @@ class InputError(Exception):
             if fields.get(name) is None:
                 fields[name] = value
         return InputError(**fields)
+
+
+def _short(text: object, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (saying how long it was): messages quote at most a
+    short excerpt of the user's input, however long the offending value."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}… ({len(text)} characters)"
 
 
 class BudgetExceeded(Exception):

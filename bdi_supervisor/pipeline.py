@@ -326,16 +326,17 @@ def load_folder(folder: Path, mission: Any) -> Prepared:
     reduced = strategy_io.load(reduced_path)
     raw_path = folder / "strategy.json"
     raw = strategy_io.load(raw_path) if raw_path.is_file() else None
+    from bdi_supervisor.yamlsource import load_json
+
     audit, warnings = None, []
     for label, name in (("raw", "audit.json"), ("reduced", "audit_reduced.json")):
         audit_path = folder / name
         if not audit_path.is_file():
             continue
-        try:
-            record = json.loads(audit_path.read_text())
-        except json.JSONDecodeError as error:
-            raise InputError(f"invalid JSON: {error.msg}", file=str(audit_path),
-                             line=error.lineno, column=error.colno) from None
+        record = load_json(audit_path, "audit record")
+        if not isinstance(record, dict):
+            raise InputError("an audit record must be a JSON object", file=str(audit_path),
+                             found=type(record).__name__)
         if label == "raw":
             audit = record.get("verdict", record.get("status"))
         warnings += [{"kind": w.get("kind"), "message": w.get("message"), "strategy": label}

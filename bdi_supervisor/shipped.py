@@ -66,8 +66,10 @@ def resolve(kind: str, text: str | Path) -> Path:
     A missing file that is not a shipped name is bad input naming both what was looked for
     and the shipped names.
     """
+    from bdi_supervisor.yamlsource import file_problem
+
     path = Path(text)
-    if path.is_file():
+    if file_problem(path) != "not found":  # a file, or a folder/FIFO the reader will refuse
         return path
     found = shipped_file(kind, str(text)) if path.parent == Path(".") else None
     if found is not None:

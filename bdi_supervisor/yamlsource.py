@@ -1,4 +1,12 @@
-"""YAML input with line numbers, for error messages that point into the user's file.
+"""Reading user input files: the one place that enforces the input limits.
+
+:func:`read_text` reads a file as UTF-8 text within the size limit (:mod:`bdi_supervisor.limits`);
+a missing file, a folder, a FIFO or device, an oversized or non-UTF-8 file is an
+:class:`InputError` naming the file. :func:`compose_yaml` parses YAML into PyYAML's node graph
+and rejects documents nested deeper than ``MAX_DATA_DEPTH``, recursive aliases and aliases that
+would expand the document by more than ``max_alias_nodes()`` nodes (a "billion laughs" file
+fails in milliseconds). :func:`parse_json` / :func:`load_json` do the same for JSON, and
+:func:`read_lines` streams a JSON Lines file line by line with a bounded line length.
 
 :func:`load_yaml` parses with PyYAML's safe constructors and returns a :class:`YamlDoc`: the plain
 data plus the line of every mapping key and sequence item, addressed by key path. Duplicate keys are
@@ -8,13 +16,17 @@ an error (PyYAML would silently keep the last one). The helpers ``doc.error`` / 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import os
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from bdi_supervisor import limits
 from bdi_supervisor.errors import InputError
 
 KeyPath = tuple[Any, ...]
@@ -84,14 +96,106 @@ def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
     return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
-class _Loader(yaml.SafeLoader):
-    pass
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_LOADER):  # type: ignore[misc,valid-type]
+    """Safe loader; libyaml's scanner when present (it also caps nesting itself)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # only the pure-Python composer comes here
+        self._depth += 1
+        try:
+            if self._depth > limits.MAX_DATA_DEPTH:
+                mark = self.peek_event().start_mark
+                raise InputError(f"nested deeper than {limits.MAX_DATA_DEPTH} levels",
+                                 file=getattr(self, "_file", None), line=mark.line + 1,
+                                 column=mark.column + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
+    """Reject a composed YAML graph nested too deeply, with a recursive alias, or whose aliases
+    expand it beyond the limit (sizes computed once per node, without recursion)."""
+    if node is None:
+        return
+    expanded: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        key = id(current)
+        children = _children(current)
+        if done:
+            open_nodes.discard(key)
+            expanded[key] = 1 + sum(expanded[id(c)] for c in children)
+            depth[key] = 1 + max((depth[id(c)] for c in children), default=0)
+            if depth[key] > limits.MAX_DATA_DEPTH:
+                raise _graph_error(f"nested deeper than {limits.MAX_DATA_DEPTH} levels",
+                                   current, file)
+            continue
+        if key in expanded:
+            continue
+        if key in open_nodes:
+            raise _graph_error("recursive alias (a node that contains itself)", current, file)
+        open_nodes.add(key)
+        stack.append((current, True))
+        stack.extend((c, False) for c in reversed(children) if id(c) not in expanded)
+    budget = len(expanded) + limits.max_alias_nodes()
+    if expanded[id(node)] > budget:
+        raise InputError(f"YAML aliases expand the document to more than {budget:,} nodes "
+                         f"({expanded[id(node)]:,})", file=file,
+                         expected=f"a document without runaway aliases (raise the limit with "
+                                  f"{limits.ALIAS_NODES_ENV})")
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _graph_error(message: str, node: yaml.Node, file: str | None) -> InputError:
+    mark = node.start_mark
+    return InputError(message, file=file, line=mark.line + 1, column=mark.column + 1)
+
+
+def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, _Loader]:
+    """The node graph of one YAML document, checked by :func:`check_graph`; also the loader
+    (for its safe constructors; call ``loader.dispose()`` when done)."""
+    loader = _Loader(text)
+    loader._file = file
+    try:
+        node = loader.get_single_node()
+        check_graph(node, file)
+    except yaml.MarkedYAMLError as error:
+        loader.dispose()
+        mark = error.problem_mark
+        problem = error.problem or str(error)
+        if "maximum nesting depth" in problem:
+            problem = f"nested deeper than {limits.MAX_DATA_DEPTH} levels"
+        raise InputError(f"not valid YAML: {problem}", file=file,
+                         line=mark.line + 1 if mark else None,
+                         column=mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as error:
+        loader.dispose()
+        raise InputError(f"not valid YAML: {limits.excerpt(error, 200)}", file=file) from None
+    except BaseException:
+        loader.dispose()
+        raise
+    return node, loader
 
 
 def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int],
            file: str | None, columns: dict[KeyPath, int]) -> Any:
     if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)
+        loader.flatten_mapping(node)  # merge keys (<<); sizes bounded by check_graph
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
@@ -100,7 +204,8 @@ def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: dict[KeyPath,
                                  line=key_node.start_mark.line + 1, key=key_text(path) or None)
             if key in out:
                 raise InputError("duplicate key", file=file, line=key_node.start_mark.line + 1,
-                                 key=key_text((*path, key)), found=f"'{key}'", expected="each key once")
+                                 key=key_text((*path, key)), found=limits.excerpt(key),
+                                 expected="each key once")
             lines[(*path, key)] = key_node.start_mark.line + 1
             out[key] = _build(loader, value_node, (*path, key), lines, file, columns)
         return out
@@ -117,10 +222,9 @@ def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: dict[KeyPath,
 
 
 def parse_yaml(text: str, file: str | None = None) -> YamlDoc:
-    """Parse YAML text (safe constructors only)."""
-    loader = _Loader(text)
+    """Parse YAML text (safe constructors only, limits of :func:`compose_yaml`)."""
+    node, loader = compose_yaml(text, file)
     try:
-        node = loader.get_single_node()
         lines: dict[KeyPath, int] = {}
         columns: dict[KeyPath, int] = {}
         data = None if node is None else _build(loader, node, (), lines, file, columns)
@@ -130,16 +234,179 @@ def parse_yaml(text: str, file: str | None = None) -> YamlDoc:
                          line=mark.line + 1 if mark else None,
                          column=mark.column + 1 if mark else None) from None
     except yaml.YAMLError as error:
-        raise InputError(f"not valid YAML: {error}", file=file) from None
+        raise InputError(f"not valid YAML: {limits.excerpt(error, 200)}", file=file) from None
     finally:
         loader.dispose()
     return YamlDoc(data, file, lines, columns)
 
 
-def load_yaml(path: str | Path) -> YamlDoc:
-    """Read and parse a YAML file; unreadable files are :class:`InputError`."""
+def load_yaml(path: str | Path, what: str = "file") -> YamlDoc:
+    """Read (:func:`read_text`) and parse a YAML file."""
+    return parse_yaml(read_text(path, what), str(path))
+
+
+# ---------------------------------------------------------------- files
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The UTF-8 text of a regular file within the input size limit (else :class:`InputError`).
+
+    A FIFO, device or folder is refused before it is opened (reading a FIFO would block).
+    """
+    data = read_bytes(path, what)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise InputError(f"{what} is not UTF-8 text", file=str(path), line=line, column=column,
+                         found=f"byte 0x{data[error.start]:02x}",
+                         expected="a UTF-8 encoded text file") from None
+
+
+def read_bytes(path: str | Path, what: str = "file") -> bytes:
+    """The bytes of a regular file within the input size limit (see :func:`read_text`)."""
+    limit = limits.max_input_bytes()
+    try:
+        with open(_regular(path, what), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InputError(f"{what} is not a regular file", file=str(path))
+            if info.st_size > limit:
+                raise _too_big(path, what, info.st_size, limit)
+            data = handle.read(limit + 1)
     except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror}", file=str(path)) from None
-    return parse_yaml(text, str(path))
+        raise InputError(f"cannot read {what}: {error.strerror or error}", file=str(path)) from None
+    if len(data) > limit:
+        raise _too_big(path, what, len(data), limit)
+    return data
+
+
+def file_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as an input file (None when it is a regular file)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return "not found"
+    except OSError as error:
+        return f"cannot be used ({error.strerror or error})"
+    except ValueError:  # a NUL character in the name
+        return "cannot be used (a NUL character in the name)"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file (a FIFO, socket or device)"
+    return None
+
+
+def _regular(path: str | Path, what: str) -> str:
+    problem = file_problem(path)
+    if problem is not None:
+        raise InputError(f"{what} {problem}", file=str(path), expected="an existing file")
+    return os.fspath(path)
+
+
+def _too_big(path: str | Path, what: str, size: int, limit: int) -> InputError:
+    return InputError(f"{what} is larger than the input limit ({limits.size_text(size)} > "
+                      f"{limits.size_text(limit)})", file=str(path),
+                      expected=f"a smaller file, or raise the limit with --max-input-size or "
+                               f"{limits.INPUT_SIZE_ENV}")
+
+
+def parse_json(text: str | bytes, file: str | None = None, line: int | None = None) -> Any:
+    """JSON text to data; syntax errors, nesting deeper than ``MAX_DATA_DEPTH`` and
+    non-UTF-8 bytes are :class:`InputError` with a position."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON: {error.msg}", file=file,
+                         line=error.lineno if line is None else line,
+                         column=error.colno) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=file, line=line,
+                         expected="UTF-8 encoded JSON") from None
+    except RecursionError:
+        data = _TOO_DEEP
+    if data is _TOO_DEEP or json_depth(data) > limits.MAX_DATA_DEPTH:
+        raise json_too_deep(text, file, line) from None
+    return data
+
+
+def json_too_deep(text: str | bytes, file: str | None = None,
+                  line: int | None = None) -> InputError:
+    """The error for JSON nested deeper than ``MAX_DATA_DEPTH``, where it first gets too deep."""
+    where = _deep_position(text if isinstance(text, str) else text.decode("utf-8", "replace"))
+    return InputError(f"nested deeper than {limits.MAX_DATA_DEPTH} levels", file=file,
+                      line=where[0] if line is None else line, column=where[1])
+
+
+_TOO_DEEP = object()
+
+
+def load_json(path: str | Path, what: str = "file") -> Any:
+    """Read (:func:`read_text`) and parse (:func:`parse_json`) a JSON file."""
+    return parse_json(read_text(path, what), str(path))
+
+
+def json_depth(data: Any) -> int:
+    """Nesting of lists and objects in JSON data (stops counting past ``MAX_DATA_DEPTH``)."""
+    best, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, list):
+            continue
+        best = max(best, level)
+        if best > limits.MAX_DATA_DEPTH:
+            return best
+        stack.extend((v, level + 1) for v in value if isinstance(v, (dict, list)))
+    return best
+
+
+def _deep_position(text: str) -> tuple[int, int]:
+    """(line, column) where the nesting of ``text`` first passes ``MAX_DATA_DEPTH``."""
+    level, in_string, escaped, line, start = 0, False, False, 1, 0
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            if level > limits.MAX_DATA_DEPTH:
+                return line, index - start + 1
+        elif char in "]}":
+            level -= 1
+        if char == "\n":
+            line, start = line + 1, index + 1
+    return line, 1
+
+
+def read_lines(path: str | Path, what: str = "file",
+               max_line: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """Stream ``(line number, bytes)`` of a text file without reading it whole; a line longer
+    than ``max_line`` (default: the input size limit) comes as ``None`` (its bytes skipped)."""
+    max_line = max_line or limits.max_input_bytes()
+    try:
+        handle = open(_regular(path, what), "rb")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise InputError(f"cannot read {what}: {error.strerror or error}", file=str(path)) from None
+    with handle:
+        number = 0
+        while True:
+            chunk = handle.readline(max_line + 1)
+            if not chunk:
+                return
+            number += 1
+            if len(chunk) > max_line and not chunk.endswith(b"\n"):
+                while chunk and not chunk.endswith(b"\n"):
+                    chunk = handle.readline(1 << 20)
+                yield number, None
+                continue
+            yield number, chunk

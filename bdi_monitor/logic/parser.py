@@ -35,6 +35,7 @@ from bdi_monitor.logic.ast import (
     Until,
 )
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import MAX_FORMULA_DEPTH, Heights, recursion_headroom
 
 KEYWORDS = frozenset((*TEMPORAL_UNARY, *MODALITIES, "E", "A", "U", "true", "false"))
 _TOKEN = re.compile(r"\s*(?:(<->|->|[!&|()\[\]])|([A-Za-z_][A-Za-z0-9_.]*))")
@@ -56,6 +57,25 @@ class _Parser:
         self.key = key
         self.tokens = self._tokenize()
         self.index = 0
+        self.depth = 0  # recursion nesting (parentheses, operators, the right side of ->)
+        self.heights = Heights(lambda node: node.children())
+
+    # -- depth ----------------------------------------------------------------------------------
+    def built(self, node: Formula, token: Token) -> Formula:
+        """``node``, unless its tree is higher than ``MAX_FORMULA_DEPTH`` (error at ``token``)."""
+        if self.heights.note(node) > MAX_FORMULA_DEPTH:
+            raise self._too_deep(token)
+        return node
+
+    def enter(self, token: Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_FORMULA_DEPTH:
+            raise self._too_deep(token)
+
+    def _too_deep(self, token: Token) -> InputError:
+        return self.error(f"formula nested deeper than {MAX_FORMULA_DEPTH} levels", token.offset,
+                          _show(token), f"at most {MAX_FORMULA_DEPTH} levels of operators and "
+                                        "parentheses")
 
     # -- errors ---------------------------------------------------------------------------------
     def error(self, message: str, offset: int, found: str, expected: str) -> InputError:
@@ -101,7 +121,8 @@ class _Parser:
 
     # -- grammar --------------------------------------------------------------------------------
     def parse(self) -> Formula:
-        formula = self.iff()
+        with recursion_headroom(8 * MAX_FORMULA_DEPTH + 100):
+            formula = self.iff()
         token = self.current
         if token.kind != "end":
             raise self.error("unexpected token after the formula", token.offset, _show(token),
@@ -111,29 +132,32 @@ class _Parser:
     def iff(self) -> Formula:
         left = self.imp()
         while self.current.text == "<->":
-            self.advance()
-            left = Binary("<->", left, self.imp())
+            token = self.advance()
+            left = self.built(Binary("<->", left, self.imp()), token)
         return left
 
     def imp(self) -> Formula:
         left = self.disjunction()
         if self.current.text == "->":
-            self.advance()
-            return Binary("->", left, self.imp())
+            token = self.advance()
+            self.enter(token)
+            right = self.imp()
+            self.depth -= 1
+            return self.built(Binary("->", left, right), token)
         return left
 
     def disjunction(self) -> Formula:
         left = self.conjunction()
         while self.current.text == "|":
-            self.advance()
-            left = Binary("|", left, self.conjunction())
+            token = self.advance()
+            left = self.built(Binary("|", left, self.conjunction()), token)
         return left
 
     def conjunction(self) -> Formula:
         left = self.unary()
         while self.current.text == "&":
-            self.advance()
-            left = Binary("&", left, self.unary())
+            token = self.advance()
+            left = self.built(Binary("&", left, self.unary()), token)
         return left
 
     def unary(self) -> Formula:
@@ -141,35 +165,43 @@ class _Parser:
         if token.kind == "end":
             raise self.error("the formula ends too early", token.offset, "end of input",
                              "a formula")
-        if token.text == "!":
-            self.advance()
-            return Not(self.unary())
-        if token.text == "(":
-            self.advance()
+        if token.text in _OPENING if token.kind == "op" else token.text in _PREFIX_WORDS:
+            self.enter(token)
+            inner = self.nested(token)
+            self.depth -= 1
+            return inner
+        return self.leaf(token)
+
+    def nested(self, token: Token) -> Formula:
+        """A formula that starts with an operator or a parenthesis (one level deeper)."""
+        self.advance()
+        word = token.text
+        if word == "!":
+            return self.built(Not(self.unary()), token)
+        if word == "(":
             inner = self.iff()
             self.expect(")", "')' closing the '(' at column "
                         f"{token.offset - (self.text.rfind(chr(10), 0, token.offset) + 1) + 1}")
             return inner
+        if word in TEMPORAL_UNARY:
+            return self.built(Temporal(word, self.unary()), token)
+        if word in MODALITIES:
+            return self.built(Modal(word, self.unary()), token)
+        self.expect("[", f"'[' after '{word}' (write {word}[p U q])")
+        left = self.iff()
+        until = self.current
+        if until.text != "U":
+            raise self.error("expected 'U' in the until formula", until.offset,
+                             _show(until), f"'U' ({word}[p U q])")
+        self.advance()
+        right = self.iff()
+        self.expect("]", f"']' closing {word}[... U ...]")
+        return self.built(Until(word, left, right), token)
+
+    def leaf(self, token: Token) -> Formula:
+        """``true``, ``false`` or a proposition."""
         if token.kind == "word":
             word = token.text
-            if word in TEMPORAL_UNARY:
-                self.advance()
-                return Temporal(word, self.unary())
-            if word in MODALITIES:
-                self.advance()
-                return Modal(word, self.unary())
-            if word in ("E", "A"):
-                self.advance()
-                self.expect("[", f"'[' after '{word}' (write {word}[p U q])")
-                left = self.iff()
-                until = self.current
-                if until.text != "U":
-                    raise self.error("expected 'U' in the until formula", until.offset,
-                                     _show(until), f"'U' ({word}[p U q])")
-                self.advance()
-                right = self.iff()
-                self.expect("]", f"']' closing {word}[... U ...]")
-                return Until(word, left, right)
             if word in ("true", "false"):
                 self.advance()
                 return TRUE if word == "true" else FALSE
@@ -185,6 +217,10 @@ class _Parser:
         raise self.error("expected a formula", token.offset, _show(token),
                          "a proposition, true/false, '!', '(', a temporal operator "
                          "(EX AX EF AF EG AG E[..U..] A[..U..]) or bel/des/int")
+
+
+_OPENING = ("!", "(")
+_PREFIX_WORDS = frozenset((*TEMPORAL_UNARY, *MODALITIES, "E", "A"))
 
 
 def _show(token: Token) -> str:

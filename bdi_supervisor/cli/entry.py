@@ -28,7 +28,10 @@ EXIT_INTERRUPTED = 130
 def build_parser(prog: str, description: str, package: str,
                  subcommands: Sequence[str]) -> argparse.ArgumentParser:
     """The parser of ``prog`` with one subparser per installed module ``package.<name>``."""
+    from bdi_supervisor import limits
+
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    limits.add_size_option(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
         module_name = f"{package}.{name}"
@@ -54,9 +57,11 @@ def requested(argv: Sequence[str] | None, subcommands: Sequence[str]) -> tuple[s
 def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; its exit code (help and exit 2 without one,
     exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`)."""
+    from bdi_supervisor import limits
     from bdi_supervisor.errors import InputError
 
     args = parser.parse_args(argv)
+    limits.apply_options(args)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

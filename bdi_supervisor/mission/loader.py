@@ -35,6 +35,7 @@ from bdi_supervisor.catalog.loader import (
     default_mappings,
     load_mappings,
 )
+from bdi_supervisor.limits import excerpt
 from bdi_supervisor.mission.model import (
     CONSTRAINT_SECTIONS,
     PASS_THROUGH,
@@ -46,7 +47,7 @@ from bdi_supervisor.mission.model import (
 from bdi_supervisor.mission.options import DECLARATION_ORDERS, ENCODINGS, LIVENESS
 from bdi_supervisor.shipped import resolve
 from bdi_supervisor.spec.structuredslugs import parse_formula
-from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml
+from bdi_supervisor.yamlsource import KeyPath, YamlDoc, file_problem, key_text, load_yaml
 
 TOP_KEYS = ("name", "description", "catalog", "mappings", "request", "constraints", "synthesis",
             *PASS_THROUGH)
@@ -151,10 +152,11 @@ def _request(doc: YamlDoc, value: Any) -> Request:
 def _relative(doc: YamlDoc, value: Any, path: KeyPath) -> Path:
     doc.expect(value, str, path, "a file path (relative to the mission file)")
     base = Path(doc.file).parent if doc.file else Path.cwd()
-    target = (base / value).resolve() if not Path(value).is_absolute() else Path(value)
-    if not target.is_file():
-        raise doc.error("file not found", path, found=f"'{value}' ({target})", expected="an existing file")
-    return target
+    target = base / value
+    problem = file_problem(target)
+    if problem is not None:
+        raise doc.error(f"file {problem}", path, found=excerpt(value), expected="an existing file")
+    return target.resolve()
 
 
 def mission_from_doc(doc: YamlDoc) -> Mission:
@@ -195,4 +197,4 @@ def mission_from_doc(doc: YamlDoc) -> Mission:
 def load_mission(path: str | Path) -> Mission:
     """Load a mission file (or a shipped mission by name, e.g. ``coffee_extended``) and the
     catalog it names; every problem is an :class:`InputError`."""
-    return mission_from_doc(load_yaml(resolve("missions", path)))
+    return mission_from_doc(load_yaml(resolve("missions", path), "mission file"))

@@ -116,7 +116,9 @@ def load_script(value: str, catalog: Catalog) -> ScriptPolicy:
     """``--force`` takes a file (if it exists) or the entries themselves."""
     path = Path(value)
     if path.is_file():
-        return parse_script(path.read_text(), catalog, str(path))
+        from bdi_supervisor.yamlsource import read_text
+
+        return parse_script(read_text(path, "forced-outcome script"), catalog, str(path))
     return parse_script(value, catalog)
 
 

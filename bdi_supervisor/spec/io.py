@@ -15,6 +15,7 @@ from pathlib import Path
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec import slugsin, structuredslugs
 from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.yamlsource import read_text
 
 FORMATS = {".structuredslugs": "structuredslugs", ".slugsin": "slugsin"}
 #: read-only: the reference pipeline's spec YAML (``spec_name`` + ``specs:``)
@@ -38,10 +39,7 @@ def load_spec(path: str | Path) -> GR1Spec:
 
         return parse_spec_yaml(path)
     kind = spec_format(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read file: {error.strerror}", file=str(path)) from None
+    text = read_text(path, "specification file")
     if kind == "slugsin":
         return slugsin.parse_slugsin(text, file=str(path))
     return structuredslugs.parse_spec(text, file=str(path))

@@ -18,11 +18,11 @@ Public API:
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import MAX_FORMULA_DEPTH, MAX_FORMULA_NODES, Heights, excerpt
 from bdi_supervisor.spec.formula import (
     FALSE,
     TRUE,
@@ -39,6 +39,7 @@ from bdi_supervisor.spec.formula import (
     Term,
     Var,
     Xor,
+    children,
     conj,
     disj,
     eq,
@@ -278,26 +279,27 @@ class _PrefixError(Exception):
 
 
 def _parse_tokens(tokens: list[str], names: Mapping[str, Variable] | None) -> Formula:
-    pos = 0
+    """Prefix tokens to a formula, without recursion (slugsin nests ``& a & b c`` as deep as a
+    clause is long); ``&``/``|`` chains are flattened and the flattened tree may be at most
+    ``MAX_FORMULA_DEPTH`` high."""
+    heights = Heights(children)
     buffers: list[list[Formula]] = []
-
-    def parse() -> Formula:
-        nonlocal pos
+    # open operators: [token, index of the token, operands so far, operands wanted]
+    frames: list[list] = []
+    pos = 0
+    while True:
         if pos >= len(tokens):
             raise _PrefixError("formula ends too early", pos)
-        token = tokens[pos]
+        token, at = tokens[pos], pos
         pos += 1
-        if token == "!":
-            return Not(parse())
-        if token in ("&", "|", "^"):
-            left = parse()
-            right = parse()
-            if token == "&":
-                return conj([left, right])
-            return disj([left, right]) if token == "|" else Xor(left, right)
-        if token in ("0", "1"):
-            return Const(token == "1")
-        if token in ("$", "?"):
+        value: Formula | None = None
+        if token in ("&", "|") and frames and frames[-1][0] == token:
+            frames[-1][3] += 1  # & a & b c: one flat conjunction (conj/disj would flatten it)
+        elif token in ("!", "&", "|", "^"):
+            frames.append([token, at, [], 1 if token == "!" else 2])
+        elif token in ("0", "1"):
+            value = Const(token == "1")
+        elif token in ("$", "?"):
             if pos >= len(tokens) or not tokens[pos].isdigit():
                 raise _PrefixError(f"'{token}' needs a number after it", pos)
             count = int(tokens[pos])
@@ -305,29 +307,54 @@ def _parse_tokens(tokens: list[str], names: Mapping[str, Variable] | None) -> Fo
             if token == "?":
                 if not buffers or count >= len(buffers[-1]):
                     raise _PrefixError(f"'? {count}' refers to no earlier buffer entry", pos - 2)
-                return buffers[-1][count]
-            if count == 0:
+                value = buffers[-1][count]
+            elif count == 0:
                 raise _PrefixError("empty memory buffer '$ 0'", pos - 2)
-            buffers.append([])
-            for _ in range(count):
-                buffers[-1].append(parse())
-            return buffers.pop()[-1]
-        name = token[:-1] if token.endswith("'") else token
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.@]*", name):
-            raise _PrefixError(f"unexpected token '{token}'", pos - 1)
-        if names is not None and (name not in names or names[name].kind != "bool"):
-            raise _PrefixError(f"undeclared Boolean variable '{name}'", pos - 1)
-        return Var(name, token.endswith("'"))
+            else:
+                buffers.append([])
+                frames.append(["$", at, [], count])
+        else:
+            name = token[:-1] if token.endswith("'") else token
+            if not _BOOL_NAME.fullmatch(name):
+                raise _PrefixError(f"unexpected token '{token}'", at)
+            if names is not None and (name not in names or names[name].kind != "bool"):
+                raise _PrefixError(f"undeclared Boolean variable '{name}'", at)
+            value = Var(name, token.endswith("'"))
+        while value is not None:
+            if not frames:
+                if pos != len(tokens):
+                    raise _PrefixError("text after a complete formula", pos)
+                return value
+            frame = frames[-1]
+            frame[2].append(value)
+            if frame[0] == "$":
+                buffers[-1].append(value)
+            if len(frame[2]) < frame[3]:
+                break
+            frames.pop()
+            value = _combine(frame[0], frame[2], buffers)
+            if heights.note(value) > MAX_FORMULA_DEPTH:
+                raise _PrefixError(f"formula nested deeper than {MAX_FORMULA_DEPTH} levels "
+                                   "(after flattening & and | chains)", frame[1])
+            if heights.size(value) > MAX_FORMULA_NODES:
+                raise _PrefixError(f"'?' references expand the formula beyond "
+                                   f"{MAX_FORMULA_NODES:,} nodes", frame[1])
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20 * len(tokens) + 1000))
-    try:
-        result = parse()
-    finally:
-        sys.setrecursionlimit(limit)
-    if pos != len(tokens):
-        raise _PrefixError("text after a complete formula", pos)
-    return result
+
+_BOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.@]*")
+
+
+def _combine(op: str, operands: list[Formula], buffers: list[list[Formula]]) -> Formula:
+    if op == "!":
+        return Not(operands[0])
+    if op == "&":
+        return conj(operands)
+    if op == "|":
+        return disj(operands)
+    if op == "^":
+        return Xor(operands[0], operands[1])
+    buffers.pop()  # "$": the block's value is its last entry
+    return operands[-1]
 
 
 def _column(text: str, index: int) -> int:
@@ -344,7 +371,7 @@ def parse_prefix(text: str, *, names: Mapping[str, Variable] | None = None,
         return _parse_tokens(tokens, names)
     except _PrefixError as error:
         found = tokens[error.index] if error.index < len(tokens) else "end of formula"
-        raise InputError(f"malformed slugsin formula {text.strip()!r}: {error.message}",
+        raise InputError(f"malformed slugsin formula {excerpt(text.strip())}: {error.message}",
                          file=file, line=line, column=_column(text, error.index),
                          found=found) from None
 

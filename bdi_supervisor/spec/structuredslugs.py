@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import MAX_FORMULA_DEPTH, Heights, excerpt, recursion_headroom
 from bdi_supervisor.spec.formula import (
     Add,
     And,
@@ -43,6 +44,7 @@ from bdi_supervisor.spec.formula import (
     Term,
     Var,
     Xor,
+    children,
     prime,
 )
 from bdi_supervisor.spec.gr1 import SECTION_HEADERS, Clause, GR1Spec, Origin, Variable
@@ -120,6 +122,20 @@ class _Parser:
         self.tokens = tokens
         self.pos = 0
         self.names = names
+        self.depth = 0  # recursion nesting (parentheses, unary operators, sums)
+        self.heights = Heights(children)
+
+    def built(self, node, token: _Token):
+        """``node`` if its tree is at most ``MAX_FORMULA_DEPTH`` high, else a failure at
+        ``token`` (the operator that made it too high)."""
+        if self.heights.note(node) > MAX_FORMULA_DEPTH:
+            raise _too_deep(token)
+        return node
+
+    def enter(self, token: _Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_FORMULA_DEPTH:
+            raise _too_deep(token)
 
     # -- helpers
     @property
@@ -161,62 +177,71 @@ class _Parser:
     def formula(self) -> Formula:
         left = self.implication()
         while self.at("<->"):
-            self.take()
-            left = Iff(left, self.implication())
+            token = self.take()
+            left = self.built(Iff(left, self.implication()), token)
         return left
 
     def implication(self) -> Formula:
         left = self.xor()
         while self.at("->"):
-            self.take()
-            left = Implies(left, self.xor())
+            token = self.take()
+            left = self.built(Implies(left, self.xor()), token)
         return left
 
     def xor(self) -> Formula:
         left = self.disjunction()
         while self.at("^"):
-            self.take()
-            left = Xor(left, self.disjunction())
+            token = self.take()
+            left = self.built(Xor(left, self.disjunction()), token)
         return left
 
     def disjunction(self) -> Formula:
+        token = self.token
         parts = [self.conjunction()]
         while self.at("|"):
             self.take()
             parts.append(self.conjunction())
-        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+        return parts[0] if len(parts) == 1 else self.built(Or(tuple(parts)), token)
 
     def conjunction(self) -> Formula:
+        token = self.token
         parts = [self.unary()]
         while self.at("&"):
             self.take()
             parts.append(self.unary())
-        return parts[0] if len(parts) == 1 else And(tuple(parts))
+        return parts[0] if len(parts) == 1 else self.built(And(tuple(parts)), token)
 
     def unary(self) -> Formula:
         token = self.token
         if self.at("!"):
             self.take()
-            return Not(self.unary())
+            self.enter(token)
+            inner = self.unary()
+            self.depth -= 1
+            return self.built(Not(inner), token)
         if token.kind == "name" and token.text in ("X", "next"):
             self.take()
+            self.enter(token)
             inner = self.unary()
+            self.depth -= 1
             try:
-                return prime(inner)  # type: ignore[return-value]
+                primed = prime(inner)
             except ValueError:
                 raise _Fail("next() applied to a primed variable (next(next(...)))", token) from None
+            self.heights.note(primed, self.heights.of(inner))
+            return primed  # type: ignore[return-value]
         return self.atom()
 
     def atom(self) -> Formula:
-        start = self.pos
+        start, depth = self.pos, self.depth
         try:
             left: Term | None = self.term()
         except _Fail:
             left = None
         if left is not None and self.at(*_COMPARE):
-            op = self.take().text
-            return Compare(op, left, self.term())
-        self.pos = start
+            token = self.take()
+            return self.built(Compare(token.text, left, self.term()), token)
+        self.pos, self.depth = start, depth
         token = self.token
         if token.kind == "name":
             if token.text in ("TRUE", "FALSE"):
@@ -225,9 +250,11 @@ class _Parser:
             self.take()
             return self.check_name(token, "bool")
         if self.at("(", "["):
+            self.enter(token)
             close = _OPEN[self.take().text]
             inner = self.formula()
             self.expect(close)
+            self.depth -= 1
             return inner
         if token.kind == "num":
             raise _Fail(f"a number ({token.text}) is not a formula", token, "a comparison such as x = 1")
@@ -239,8 +266,11 @@ class _Parser:
     def term(self) -> Term:
         left = self.term_atom()
         if self.at("+"):
-            self.take()
-            return Add(left, self.term())
+            token = self.take()
+            self.enter(token)
+            right = self.term()
+            self.depth -= 1
+            return self.built(Add(left, right), token)
         return left
 
     def term_atom(self) -> Term:
@@ -253,11 +283,18 @@ class _Parser:
             self.take()
             return var
         if self.at("("):
+            self.enter(token)
             self.take()
             inner = self.term()
             self.expect(")")
+            self.depth -= 1
             return inner
         raise _Fail("expected an integer term", token)
+
+
+def _too_deep(token: _Token) -> _Fail:
+    return _Fail(f"formula nested deeper than {MAX_FORMULA_DEPTH} levels", token,
+                 f"at most {MAX_FORMULA_DEPTH} levels of operators and parentheses")
 
 
 def _location_error(fail: _Fail, text: str, file: str | None, line: int | None,
@@ -265,7 +302,7 @@ def _location_error(fail: _Fail, text: str, file: str | None, line: int | None,
     token = fail.token
     found = "end of formula" if token.kind == "end" else f"'{token.text}'"
     return InputError(
-        f"malformed formula {text.strip()!r}: {fail.message}",
+        f"malformed formula {excerpt(text.strip())}: {fail.message}",
         file=file, line=line, column=token.column + column_offset, found=found,
         expected=fail.expected,
     )
@@ -283,7 +320,8 @@ def parse_formula(text: str, *, names: Mapping[str, Variable] | None = None,
     try:
         tokens = _tokenize(text)
         parser = _Parser(tokens, names)
-        result = parser.formula()
+        with recursion_headroom(10 * MAX_FORMULA_DEPTH + 100):
+            result = parser.formula()
         if parser.token.kind != "end":
             raise _Fail(f"unexpected '{parser.token.text}' after a complete formula", parser.token,
                         "an operator or the end of the line")

@@ -27,8 +27,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.limits import excerpt
 from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
-from bdi_supervisor.yamlsource import YamlDoc, load_yaml
+from bdi_supervisor.yamlsource import YamlDoc, file_problem, load_yaml
 
 KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
         "reordering", "repeats", "budgets")
@@ -134,11 +135,11 @@ def sweep_from_doc(doc: YamlDoc) -> Sweep:
     name = doc.expect(doc.data.get("name", Path(doc.file or "sweep").stem), str, ("name",), "a name")
     missions = []
     for i, item in enumerate(_choices(doc, "missions", [], None, str, "mission file paths")):
-        path = (base / item).resolve()
-        if not path.is_file():
-            raise doc.error("mission file not found", ("missions", i), found=item,
+        problem = file_problem(base / item)
+        if problem is not None:
+            raise doc.error(f"mission file {problem}", ("missions", i), found=excerpt(item),
                             expected="an existing mission YAML file")
-        missions.append(str(path))
+        missions.append(str((base / item).resolve()))
     encodings = _choices(doc, "encoding", ["one-hot"], ENCODINGS, str, " | ".join(ENCODINGS))
     liveness = _choices(doc, "liveness", ["system-goal"], LIVENESS, str, " | ".join(LIVENESS))
     pending = _choices(doc, "pending", [True], None, bool, "true | false")

@@ -131,21 +131,15 @@ def to_json(strategy: Strategy) -> str:
 
 
 def from_json(text: str, source: str = "<strategy>") -> Strategy:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"invalid JSON: {error.msg}", file=source, line=error.lineno,
-                         column=error.colno) from None
-    return from_dict(data, source)
+    from bdi_supervisor.yamlsource import parse_json
+
+    return from_dict(parse_json(text, source), source)
 
 
 def load(path: str | Path) -> Strategy:
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise InputError(f"cannot read strategy: {error.strerror}", file=str(path)) from None
-    return from_json(text, str(path))
+    from bdi_supervisor.yamlsource import read_text
+
+    return from_json(read_text(path, "strategy file"), str(path))
 
 
 def save(strategy: Strategy, path: str | Path) -> None:

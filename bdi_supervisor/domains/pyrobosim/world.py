@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.yamlsource import load_yaml
 
 #: PyRoboSim action names that take execution options
 ACTIONS = ("navigate", "pick", "place", "detect", "open", "close")
@@ -65,12 +64,7 @@ def _quiet() -> None:
 
 def load_world_dict(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise InputError(f"cannot read world: {error.strerror}", file=str(path)) from None
-    except yaml.YAMLError as error:
-        raise InputError(f"invalid YAML: {error}", file=str(path)) from None
+    data = load_yaml(path).data
     if not isinstance(data, dict) or "rooms" not in data:
         raise InputError("not a PyRoboSim world", file=str(path), key="rooms",
                          expected="a world YAML with rooms, hallways, locations, objects")
