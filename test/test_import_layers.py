@@ -20,6 +20,7 @@ PACKAGES = ("bdi_supervisor", "bdi_monitor")
 #: and ``a.b.*``; a bare package name matches only its ``__init__``)
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.errors",
+                    "bdi_supervisor.limits", "bdi_supervisor.outpaths",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
                     "bdi_supervisor.display", "bdi_supervisor.bdd")),
     ("spec language", ("bdi_supervisor.spec",)),
