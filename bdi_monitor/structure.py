@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -489,22 +488,12 @@ def to_data(structure: Structure) -> dict[str, Any]:
 def dump(structure: Structure, path: str | os.PathLike) -> None:
     """Write ``structure`` atomically (temporary file + rename): YAML, or compact JSON when
     the name ends in ``.json`` (large structures load much faster from JSON)."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
+    from bdi_supervisor.outpaths import write_text_atomic
+
+    if Path(path).suffix.lower() == ".json":
         text = json.dumps(to_data(structure), separators=(",", ":")) + "\n"
     else:
         dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
         text = yaml.dump(to_data(structure), Dumper=dumper, sort_keys=False,
                          default_flow_style=None, width=100)
-    handle, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                                    prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text, "structure file")

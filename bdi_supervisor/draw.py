@@ -124,12 +124,6 @@ def to_dot(strategy: Strategy, catalog: Catalog | None = None,
     return "\n".join(lines) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
            record: AuditRecord | Mapping | None = None, formats: tuple[str, ...] = ("svg", "png"),
            max_states: int = 400, title: str | None = None) -> Rendered:
@@ -138,11 +132,12 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
     Strategies with more than ``max_states`` states get the DOT file only (layout would take
     long and show nothing readable).
     """
+    from bdi_supervisor.outpaths import replacing, write_text_atomic
+
     base = Path(base)
-    base.parent.mkdir(parents=True, exist_ok=True)
     dot_path = base.with_name(base.name + ".dot")
     text = to_dot(strategy, catalog, record, title)
-    _write(dot_path, text)
+    write_text_atomic(dot_path, text)
     result = Rendered(dot_path)
     program = shutil.which("dot")
     if program is None:
@@ -153,15 +148,13 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
         return result
     for fmt in formats:
         target = base.with_name(f"{base.name}.{fmt}")
-        tmp = target.with_name(target.name + ".tmp")
         try:
-            subprocess.run([program, f"-T{fmt}", "-o", str(tmp)], input=text.encode(),
-                           check=True, capture_output=True, timeout=60)
+            with replacing(target) as tmp:
+                subprocess.run([program, f"-T{fmt}", "-o", str(tmp)], input=text.encode(),
+                               check=True, capture_output=True, timeout=60)
         except (subprocess.SubprocessError, OSError) as error:
-            tmp.unlink(missing_ok=True)
             result.note = f"dot failed for {fmt}: {error}"
             continue
-        tmp.replace(target)
         result.pictures.append(target)
     return result
 

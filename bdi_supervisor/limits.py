@@ -107,6 +107,12 @@ def positive_finite(value: object) -> bool:
             and math.isfinite(value) and value > 0)
 
 
+def non_negative_finite(value: object) -> bool:
+    """True for an int/float that is finite and >= 0 (never for bool or NaN)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0)
+
+
 @contextlib.contextmanager
 def recursion_headroom(frames: int) -> Iterator[None]:
     """Let a depth-checked recursive parser use ``frames`` more Python frames than now.

@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.spec.gr1 import GR1Spec
-from bdi_supervisor.spec.io import format_spec, write_text_atomic
+from bdi_supervisor.spec.io import format_spec
 from bdi_supervisor.synthesis.result import (
     REALIZABLE,
     UNREALIZABLE,
@@ -222,9 +224,11 @@ def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | No
     options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
     config = config_label(options)
     folder = Path(out_dir) / mission.name / config if out_dir is not None else None
+    stages = stages or STAGES
+    check_before(mission, folder, stages)
     state = PipelineRun(mission, config, folder, overrides,
                         solver_options(options, solver), progress, draw)
-    for stage in stages or STAGES:
+    for stage in stages:
         if progress is not None:
             progress({"stage": stage.__name__.removeprefix("stage_")})
         started = time.perf_counter()
@@ -237,7 +241,46 @@ def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | No
     return state
 
 
+def output_files(mission: Any) -> tuple[str, ...]:
+    """The files a run writes in its folder (besides ``behavior/``)."""
+    pictures = [f"strategy_{kind}.{ext}" for kind in ("raw", "reduced")
+                for ext in ("dot", "svg", "png")]
+    return (f"{mission.name}.structuredslugs", f"{mission.name}.slugsin", "well_separation.json",
+            "strategy.json", "audit.json", "reduced.json", "audit_reduced.json", "summary.json",
+            *pictures)
+
+
+def check_before(mission: Any, folder: Path | None,
+                 stages: list[Callable[[PipelineRun], StageRecord]]) -> None:
+    """What can be refused before any work: an output folder that cannot be written (or holds a
+    file, link or device where the run writes), a catalog that could never be realized."""
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.outpaths import check_name, check_output_dir
+
+    if folder is not None:
+        check_name(mission.name, "mission name", key="name", file=mission.file)
+        check_output_dir(folder, "output folder", inside=("behavior",),
+                         files=output_files(mission), root=folder.parents[1])
+    if stage_realize in stages:
+        from bdi_supervisor.realize.machine import check_catalog
+
+        try:
+            check_catalog(mission.catalog)
+        except InputError as error:
+            raise error.at(file=getattr(mission, "catalog_path", None) or mission.file) from None
+
+
 # ---------------------------------------------------------------- the supervisor to run
+
+
+class NoSupervisor(InputError):
+    """A verdict, not bad input: the mission yields no supervisor (unrealizable, a budget ran
+    out, blocked by well-separation). ``status`` is that verdict. A subclass of
+    :class:`InputError` for callers that only report it; ``bdi-supervisor run`` exits 1."""
+
+    def __init__(self, status: str, message: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.status = status
 
 
 @dataclass
@@ -288,16 +331,17 @@ def prepare(mission: Any, overrides: dict | None = None,
 
 def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
     """The :class:`Prepared` supervisor of a finished :func:`run`."""
-    from bdi_supervisor.errors import InputError
-
     last = state.stages[-1]
     if state.synthesis is None:
-        raise InputError(f"the {last.name} stage is {last.status}; nothing to run",
-                         file=mission.file, key=last.name)
+        raise NoSupervisor(last.status, f"the {last.name} stage is {last.status}; nothing to run",
+                           file=mission.file, key=last.name)
     raw = state.synthesis.strategy
     if raw is None:
-        raise InputError(f"the mission's spec is {state.synthesis.status.lower()}; nothing to run",
-                         file=mission.file, key="request")
+        reason = state.synthesis.incomplete_reason
+        raise NoSupervisor(state.synthesis.status,
+                           f"synthesis {state.synthesis.status}"
+                           + (f" ({reason})" if reason else "") + "; nothing to run",
+                           file=mission.file, key="request")
     if "realize_error" in state.artifacts:
         raise state.artifacts["realize_error"]
     audit = state.artifacts["audit"]

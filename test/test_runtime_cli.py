@@ -159,16 +159,16 @@ def test_overrides_with_a_saved_folder_are_bad_input(folder, capsys):
     assert "--from" in err and "--encoding" in err and "Traceback" not in err
 
 
-def test_unrealizable_mission_is_bad_input(tmp_path, capsys):
+def test_unrealizable_mission_is_a_negative_verdict(tmp_path, capsys):
     path = tmp_path / "stuck.yaml"
     # the goal contradicts the initial condition forever: nothing can reach it
     path.write_text(f"""name: stuck
 catalog: {CATALOG}
 request: {{initial_conditions: [prep_pay_a], goals: ['soda & !soda'], sm_outcomes: [finished]}}
 """)
-    assert main(["run", str(path)]) == 2
+    assert main(["run", str(path)]) == 1  # a verdict (issue 19), not bad input
     err = capsys.readouterr().err
-    assert "unrealizable; nothing to run" in err and "Traceback" not in err
+    assert "UNREALIZABLE; nothing to run" in err and "Traceback" not in err
 
 
 def test_installed_simulators_are_found_without_importing_the_domains():

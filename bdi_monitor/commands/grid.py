@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_supervisor.outpaths import check_output_file
+
+    check_output_file(args.output, "structure file")
     console = Console(stderr=True)
     with console.status(f"generating the {args.size}×{args.size} grid"):
         if args.worlds >= 1 and not 1 <= args.actual <= args.worlds:

@@ -87,7 +87,6 @@ class AuditRecord:
 
 def save(record: AuditRecord, path: str | Path) -> None:
     """Write atomically (temp file + rename)."""
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(record.to_json())
-    tmp.replace(path)
+    from bdi_supervisor.outpaths import write_text_atomic
+
+    write_text_atomic(path, record.to_json())

@@ -29,6 +29,7 @@ from bdi_supervisor.audit.protocol import ENUMERATED, infer_encoding
 from bdi_supervisor.audit.record import FAIL, INCOMPLETE, AuditRecord
 from bdi_supervisor.audit.record import save as save_record
 from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.limits import non_negative_finite
 from bdi_supervisor.mission.model import Mission
 from bdi_supervisor.reduce import reduce
 from bdi_supervisor.spec.formula import Formula, Var, has_prime, map_vars, prime
@@ -74,8 +75,7 @@ def audit_config(mission: Mission) -> AuditConfig:
     numbers = {}
     for key, default in (("time_budget_s", 5.0), ("max_product_states", 5_000_000)):
         value = section.get(key, default)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
-                                  or value < 0):
+        if value is not None and not non_negative_finite(value):
             raise mission.section_error("must be a non-negative number", "audit", key,
                                         found=repr(value))
         numbers[key] = value

@@ -37,9 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.errors import InputError
+    from bdi_supervisor.outpaths import check_output_dir
     from bdi_supervisor.realize.stage import realize_mission
     from bdi_supervisor.synthesis import strategy as strategy_io
 
+    check_output_dir(args.out, inside=("behavior",))
     try:
         from bdi_supervisor.mission import load_mission
     except ImportError:

@@ -85,11 +85,17 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.display import output_console, plain
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.mission import load_mission
-    from bdi_supervisor.pipeline import load_folder, prepare
+    from bdi_supervisor.outpaths import check_output_file
+    from bdi_supervisor.pipeline import NoSupervisor, load_folder, prepare
     from bdi_supervisor.runtime.extras import require_simulator
     from bdi_supervisor.runtime.progress import ProgressView, print_result
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
+    if args.max_steps is not None and args.max_steps < 1:
+        raise InputError("must be at least 1", key="--max-steps", found=str(args.max_steps),
+                         expected="a positive number of activations")
+    if args.bdi_log:
+        check_output_file(args.bdi_log, "BDI log")
     mission = load_mission(args.mission)
     runner = mission.section("runner") or {}
     require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
@@ -98,11 +104,19 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("a saved run folder is already synthesized", key="--from",
                          found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
                          expected="--from DIR or synthesis overrides, not both")
-    if args.from_dir:
-        prepared = load_folder(Path(args.from_dir), mission)
-    else:
-        with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
-            prepared = prepare(mission, overrides, progress=progress)
+    try:
+        if args.from_dir:
+            prepared = load_folder(Path(args.from_dir), mission)
+        else:
+            with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
+                prepared = prepare(mission, overrides, progress=progress)
+    except NoSupervisor as verdict:
+        if args.json:
+            print(json.dumps({"mission": mission.name, "synthesis": verdict.status,
+                              "message": verdict.message, "result": None}, indent=1))
+        else:
+            print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
+        return EXIT_NEGATIVE
     if prepared.audit not in (None, "PASS"):
         message = f"supervisor audit {prepared.audit}; not executing"
         if args.json:

@@ -95,11 +95,15 @@ def exit_code(status: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_supervisor.outpaths import check_output_file
     from bdi_supervisor.spec.io import load_spec, write_text_atomic
     from bdi_supervisor.synthesis import slugs_json
     from bdi_supervisor.synthesis import strategy as strategy_io
     from bdi_supervisor.synthesis.synthesize import synthesize
 
+    for option, path in (("--strategy", args.strategy), ("--slugs-json", args.slugs_json)):
+        if path:
+            check_output_file(path, f"{option} file")
     spec = load_spec(args.spec)
     options = options_from_args(args)
     separation = None

@@ -97,9 +97,12 @@ def run(args: argparse.Namespace) -> int:
     import dataclasses
 
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.outpaths import check_output_file
     from bdi_supervisor.spec.generate import generate_spec
     from bdi_supervisor.spec.io import format_spec, write_text_atomic
 
+    if args.output:
+        check_output_file(args.output)
     mission = load_mission(args.mission)
     overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending") if getattr(args, k) is not None}
     options = dataclasses.replace(mission.synthesis, **overrides)

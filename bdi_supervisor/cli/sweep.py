@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from bdi_supervisor.errors import InputError
+    from bdi_supervisor.outpaths import check_output_dir
     from bdi_supervisor.shipped import resolve
     from bdi_supervisor.sweep.backends import make_backend
     from bdi_supervisor.sweep.grid import load_sweep
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("must be at least 1", key="--workers", found=str(args.workers),
                          expected="a positive number of workers")
     out = Path(args.out) if args.out else Path("out") / "sweeps" / sweep.name
+    check_output_dir(out, "results folder", files=(RESULTS_FILE, *(
+        f"{sweep.name}.{ext}" for ext in ("csv", "md", "png", "parquet"))))
     console = Console(stderr=True)
     errors = 0
     if not args.report_only:

@@ -35,7 +35,7 @@ from bdi_supervisor.catalog.loader import (
     default_mappings,
     load_mappings,
 )
-from bdi_supervisor.limits import excerpt
+from bdi_supervisor.limits import excerpt, positive_finite
 from bdi_supervisor.mission.model import (
     CONSTRAINT_SECTIONS,
     PASS_THROUGH,
@@ -124,7 +124,7 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
         elif item is not None:
             kind = (int, float) if key == "time_budget_s" else int
             doc.expect(item, kind, where, "a positive number or null")
-            if item <= 0:
+            if not positive_finite(item):
                 raise doc.error("must be positive", where, found=repr(item), expected="a positive number or null")
         kwargs[key] = item
     return SynthesisOptions(**kwargs)

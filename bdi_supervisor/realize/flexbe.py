@@ -21,6 +21,7 @@ the source. The package is written to a temporary folder and renamed into place.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import shutil
 import tempfile
@@ -77,10 +78,10 @@ def behavior_names(behavior: str, package: str | None = None) -> BehaviorNames:
     check_behavior_name(behavior, "behavior")
     stem = re.sub(r"\W", "_", behavior.lower())
     package = package or f"{stem}_flexbe_behaviors"
-    if not _PACKAGE.match(package):
+    if not _PACKAGE.match(package) or len(package) > 100:
         raise InputError("behavior package name is not a valid ROS package name", key="package",
                          found=repr(package), expected="lower-case letters, digits and '_', "
-                         "starting with a letter")
+                         "starting with a letter, at most 100 characters")
     class_name = check_identifier(re.sub(r"\W", "", behavior) + "SM", "behavior class")
     return BehaviorNames(behavior, package, f"{stem}_sm", class_name, f"{stem}.xml")
 
@@ -383,11 +384,19 @@ def generate_package(
 
 
 def write_package(package: BehaviorPackage, out_dir: str | Path) -> Path:
-    """Write the package to ``out_dir`` atomically (temp folder, then rename over ``out_dir``)."""
+    """Write the package to ``out_dir`` atomically (temp folder, then rename over ``out_dir``).
+
+    ``out_dir`` must be a folder or absent: a file, link or device there is refused
+    (:class:`InputError`) and left as it was. Files and folders get the umask's permissions.
+    """
+    from bdi_supervisor.outpaths import check_output_dir, make_dirs, umask
+
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(out_dir.parent, "output folder")
+    check_output_dir(out_dir.parent, inside=(out_dir.name,))
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
+        os.chmod(tmp, 0o777 & ~umask())
         for rel, text in package.files.items():
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)

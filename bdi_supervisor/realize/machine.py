@@ -226,6 +226,36 @@ class _Context:
     edges: Mapping[int, list[tuple[Mapping[str, Value], int]]] | None = None
 
 
+def check_catalog(catalog: Catalog) -> None:
+    """The checks realization makes on the catalog alone (names, interfaces, parameter names
+    and constant values, outcome labels, autonomy, userdata keys), so a catalog that could never
+    be realized is refused before synthesis rather than after it (:class:`InputError`)."""
+    for cap_name, cap in catalog.capabilities.items():
+        where = f"capabilities.{cap_name}"
+        check_identifier(cap_name, "capability name", where)
+        resolve_interface(cap.interface, f"{where}.interface")
+        for param in cap.parameters:
+            key = f"{where}.parameters.{param.name}"
+            check_identifier(param.name, "parameter name", key)
+            if param.variable is None:
+                check_literal(param.value, "parameter value", key)
+            else:
+                enum = catalog.variables.get(param.variable)
+                for label in (enum.labels.values() if enum is not None else ()):
+                    check_literal(label, "parameter value", f"variable_mappings.{param.variable}")
+        mapping = dict(cap.flexbe_outcomes) or {o: o for o in cap.outcomes}
+        for flexbe in mapping:
+            check_label(flexbe, "FlexBE outcome", f"{where}.outcomes")
+            level = cap.autonomy.get(flexbe, DEFAULT_AUTONOMY)
+            if isinstance(level, bool) or level not in AUTONOMY_LEVELS:
+                raise InputError("autonomy level out of range", key=f"{where}.autonomy.{flexbe}",
+                                 found=repr(level), expected="0, 1, 2 or 3")
+        for key_map, what in ((cap.userdata_in, "userdata_in"), (cap.userdata_out, "userdata_out")):
+            for local, remote in key_map.items():
+                check_identifier(local, "userdata key", f"{where}.{what}")
+                check_identifier(remote, "userdata remapping", f"{where}.{what}.{local}")
+
+
 def build_machine(
     strategy: Strategy,
     catalog: Catalog,

@@ -97,8 +97,9 @@ class JsonLinesSink:
 
     def __call__(self, record: Record) -> None:
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("w", encoding="utf-8")
+            from bdi_supervisor.outpaths import open_output
+
+            self._file = open_output(self.path, "BDI log")
         self._file.write(json.dumps(record, sort_keys=True, default=str) + "\n")
         self._file.flush()
 

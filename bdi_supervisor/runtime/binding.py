@@ -44,6 +44,7 @@ from typing import Any
 from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.catalog.model import Capability, Catalog
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import positive_finite
 from bdi_supervisor.runtime.adapters import Adapter
 from bdi_supervisor.runtime.builtin import Ask, LogAdapter, OperatorAdapter
 from bdi_supervisor.runtime.forced import (
@@ -111,11 +112,11 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
         raise InputError("unknown simulator", file=source, key="runner.sim", found=repr(sim),
                          expected=_registered())
     config.sim = sim
-    for key in ("seed", "max_steps"):
+    for key, least in (("seed", 0), ("max_steps", 1)):
         if key in runner:
             value = runner[key]
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InputError("expected a non-negative integer", file=source,
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InputError(f"expected an integer >= {least}", file=source,
                                  key=f"runner.{key}", found=repr(value))
             setattr(config, key, value)
     if runner.get("world") is not None:
@@ -129,9 +130,13 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     for key in ("random", "timeouts"):
         values = _mapping(runner.get(key), f"runner.{key}", source)
         for cap, number in values.items():
-            if isinstance(number, bool) or not isinstance(number, (int, float)):
+            ok = (positive_finite(number) and (key != "random" or number <= 1)) or (
+                key == "random" and number == 0 and not isinstance(number, bool))
+            if not ok:
                 raise InputError("expected a number", file=source, key=f"runner.{key}.{cap}",
-                                 found=repr(number))
+                                 found=repr(number),
+                                 expected="a probability 0..1" if key == "random" else
+                                 "a positive number of seconds")
         setattr(config, key, {k: float(v) for k, v in values.items()})
     config.reasons = {k: str(v) for k, v in
                       _mapping(runner.get("reasons"), "runner.reasons", source).items()}

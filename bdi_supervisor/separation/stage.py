@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from bdi_supervisor.limits import non_negative_finite
+from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.separation.analysis import SeparationOptions, well_separation
 from bdi_supervisor.separation.record import (
     ANALYSIS_INCOMPLETE,
@@ -21,7 +23,6 @@ from bdi_supervisor.separation.record import (
     SeparationRecord,
 )
 from bdi_supervisor.spec.gr1 import GR1Spec
-from bdi_supervisor.spec.io import write_text_atomic
 
 SECTION = "well_separation"
 RECORD_FILE = "well_separation.json"
@@ -58,7 +59,7 @@ def settings(mission) -> StageSettings:
             raise mission.section_error("not a Boolean", SECTION, key, found=repr(value),
                                         expected="true or false")
         if key in _NUMBERS and value is not None and (
-                isinstance(value, bool) or not isinstance(value, _NUMBERS[key]) or value < 0):
+                not isinstance(value, _NUMBERS[key]) or not non_negative_finite(value)):
             raise mission.section_error("not a non-negative number", SECTION, key,
                                         found=repr(value), expected="a number >= 0 or null")
     synthesis = mission.synthesis  # the spec's variables already follow its declaration order

@@ -9,6 +9,7 @@ variables; ``sys_safety`` and liveness may prime anything.
 from __future__ import annotations
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import excerpt
 from bdi_supervisor.spec.formula import Compare, Formula, Var, walk
 from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec, Variable
 
@@ -22,7 +23,7 @@ def _fail(clause: Clause, message: str, found: str | None = None, expected: str 
         text = format_formula(clause.formula)
     except (TypeError, ValueError):
         text = repr(clause.formula)
-    return InputError(f"{message} in formula {text!r}{where}", file=origin.file, key=origin.key,
+    return InputError(f"{message} in formula {excerpt(text)}{where}", file=origin.file, key=origin.key,
                       line=origin.line, found=found, expected=expected)
 
 

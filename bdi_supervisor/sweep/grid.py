@@ -27,8 +27,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bdi_supervisor.limits import excerpt
+from bdi_supervisor.limits import excerpt, positive_finite
 from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
+from bdi_supervisor.outpaths import check_name
 from bdi_supervisor.yamlsource import YamlDoc, file_problem, load_yaml
 
 KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
@@ -102,7 +103,7 @@ def _positive(doc: YamlDoc, value: Any, path: tuple, kind: type | tuple, what: s
     if value is None:
         return None
     doc.expect(value, kind, path, what)
-    if value <= 0:
+    if not positive_finite(value):
         raise doc.error("must be positive", path, found=repr(value), expected=what)
     return value
 
@@ -133,6 +134,7 @@ def sweep_from_doc(doc: YamlDoc) -> Sweep:
     doc.check_keys(doc.data, (), KEYS, required=("missions",))
     base = Path(doc.file).parent if doc.file else Path(".")
     name = doc.expect(doc.data.get("name", Path(doc.file or "sweep").stem), str, ("name",), "a name")
+    check_name(name, "sweep name", key="name", file=doc.file)
     missions = []
     for i, item in enumerate(_choices(doc, "missions", [], None, str, "mission file paths")):
         problem = file_problem(base / item)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.outpaths import child, make_dirs, replacing, write_text_atomic
 from bdi_supervisor.spec.gr1 import SECTIONS
-from bdi_supervisor.spec.io import write_text_atomic
 from bdi_supervisor.synthesis.result import INCOMPLETE, REALIZABLE, UNREALIZABLE
 
 #: what makes one configuration (a table line); seeds and repeats are aggregated over
@@ -113,9 +113,8 @@ def write_parquet(rows: list[dict], path: Path) -> Path | None:
     columns = all_columns(rows)
     table = pa.table({c: [None if r.get(c) is None else str(r.get(c)) for r in sorted_rows(rows)]
                       for c in columns})
-    temp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, temp)
-    temp.replace(path)
+    with replacing(path) as temp:
+        pq.write_table(table, temp)
     return path
 
 
@@ -264,20 +263,20 @@ def plot(rows: list[dict], path: Path) -> Path | None:
             axis.set_xticks(list(x))
             axis.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
     figure.tight_layout()
-    temp = path.with_name(path.stem + ".tmp.png")
-    figure.savefig(temp, dpi=110)
-    plt.close(figure)
-    temp.replace(path)
+    try:
+        with replacing(path) as temp:
+            figure.savefig(temp, dpi=110, format="png")
+    finally:
+        plt.close(figure)
     return path
 
 
 def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep") -> list[Path]:
     """``<name>.csv``, ``<name>.parquet`` (if pyarrow), ``<name>.md``, ``<name>.png`` (if
     matplotlib) in ``out_dir``; returns the files written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_dirs(out_dir, "report folder")
     files = []
-    write_text_atomic(out / f"{name}.csv", to_csv(rows))
+    write_text_atomic(child(out, name, ".csv", "sweep name"), to_csv(rows))
     files.append(out / f"{name}.csv")
     parquet = write_parquet(rows, out / f"{name}.parquet")
     if parquet:

@@ -30,6 +30,8 @@ from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableI
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 
 INITIAL_MODES = ("all", "per-input")
+#: with ``max_states`` states, at most this many transitions per state on average
+MOVES_PER_STATE = 16
 
 
 def positional_strategies(game: SymbolicGame, solution: Solution, states: Function, goal: int,
@@ -149,16 +151,29 @@ def _expand(cubes: Iterable[dict[str, bool]], names: list[str]) -> Iterator[dict
             yield {**cube, **dict(zip(missing, values))}
 
 
-def _all_sorted(game: SymbolicGame, u: Function, names: list[str]) -> list[dict[str, bool]]:
+def _all_sorted(game: SymbolicGame, u: Function, names: list[str],
+                budget: Budget | None = None, limit: int | None = None) -> list[dict[str, bool]]:
     """All assignments of ``names`` in ``u`` (a function of ``names`` only) in lexicographic
-    order (False first)."""
-    found = list(_expand(_paths(u), names))
+    order (False first).
+
+    More than ``limit`` assignments raise :class:`BudgetExceeded` before any is enumerated
+    (counted on the BDD), and the time budget is checked while enumerating, so a predicate with
+    2^40 satisfying assignments stops at once instead of filling memory.
+    """
+    if limit is not None and u != game.false and names and \
+            game.bdd.count(u, nvars=len(names)) > limit:
+        raise BudgetExceeded("strategy state", limit)
+    found = []
+    for assignment in _expand(_paths(u), names):
+        found.append(assignment)
+        if budget is not None and len(found) % 256 == 0:
+            budget.check(game)
     found.sort(key=lambda a: tuple(map(a.__getitem__, names)))
     return found
 
 
-def _moves(game: SymbolicGame, strategy: Function,
-           current: dict[str, bool]) -> list[dict[str, bool]]:
+def _moves(game: SymbolicGame, strategy: Function, current: dict[str, bool],
+           limit: int | None = None, budget: Budget | None = None) -> list[dict[str, bool]]:
     """The moves of ``strategy`` from the state ``current`` (a valuation of the current bits):
     for each next input it admits, in lexicographic order, the lexicographically smallest next
     output it allows.
@@ -167,6 +182,9 @@ def _moves(game: SymbolicGame, strategy: Function,
     cube, the smallest output of a cube sets its free output bits False, and the smallest
     output of an input is the smallest over the cubes that admit it (bits in declaration order,
     False first).
+
+    More than ``limit`` next inputs raise :class:`BudgetExceeded` (``successor``) before they
+    are expanded; the time budget is checked on the way.
     """
     post_in, post_out = game.post_in, game.post_out
     best: dict[tuple[bool, ...], tuple[bool, ...]] = {}
@@ -174,6 +192,10 @@ def _moves(game: SymbolicGame, strategy: Function,
         outputs = tuple([cube.get(b, False) for b in post_out])
         inputs = [cube.get(b) for b in post_in]
         missing = [k for k, value in enumerate(inputs) if value is None]
+        if limit is not None and (2 ** len(missing) > limit or len(best) > limit):
+            raise BudgetExceeded("successor", limit)
+        if budget is not None:
+            budget.check(game)
         for values in itertools.product((False, True), repeat=len(missing)):
             for k, value in zip(missing, values):
                 inputs[k] = value
@@ -181,6 +203,8 @@ def _moves(game: SymbolicGame, strategy: Function,
             known = best.get(key)
             if known is None or outputs < known:
                 best[key] = outputs
+    if limit is not None and len(best) > limit:
+        raise BudgetExceeded("successor", limit)
     return [{**dict(zip(post_in, key)), **dict(zip(post_out, best[key]))} for key in sorted(best)]
 
 
@@ -226,16 +250,19 @@ def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
         return index[key]
 
     if initial == "all":
-        for valuation in _all_sorted(game, start, pre_vars):
+        for valuation in _all_sorted(game, start, pre_vars, budget, max_states):
             add(valuation, 0)
     else:
-        for inputs in _all_sorted(game, bdd.exist(game.pre_out, start), game.pre_in):
+        for inputs in _all_sorted(game, bdd.exist(game.pre_out, start), game.pre_in, budget,
+                                  max_states):
             rest = bdd.let(inputs, start) if inputs else start
             add({**inputs, **_smallest(game, rest, game.pre_out)}, 0)
     initial_count = len(valuations)
 
     successors: list[list[int]] = []
     unprime = dict(zip(post_vars, pre_vars))
+    max_transitions = MOVES_PER_STATE * max_states if max_states is not None else None
+    transitions = 0
     cube = _CubeMaker(game)
     while todo:
         layer = list(todo)  # breadth first: the states found next form the next layer
@@ -251,7 +278,11 @@ def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
             current = valuations[index[key]]
             goal = key[1]
             out: list[int] = []
-            for move in _moves(game, strategies[goal], current):
+            moves = _moves(game, strategies[goal], current, max_states, budget)
+            transitions += len(moves)
+            if max_transitions is not None and transitions > max_transitions:
+                raise BudgetExceeded("strategy transition", max_transitions)
+            for move in moves:
                 values = {**current, **move}
                 nxt = goal
                 first = True

@@ -17,6 +17,8 @@ from bdi_supervisor.synthesis.strategy import Strategy
 REALIZABLE = "REALIZABLE"
 UNREALIZABLE = "UNREALIZABLE"
 INCOMPLETE = "INCOMPLETE"
+#: explicit strategy states extracted at most when ``max_states`` is not set
+DEFAULT_MAX_STATES = 1_000_000
 
 
 @dataclass
@@ -31,7 +33,9 @@ class SynthesisOptions:
     outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
     safety region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).
     ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations (slugs) or
-    one per initial input (``per-input``). ``max_states`` bounds the explicit strategy.
+    one per initial input (``per-input``). ``max_states`` bounds the explicit strategy (None:
+    :data:`DEFAULT_MAX_STATES`; its transitions are bounded too, and a predicate with more
+    valuations than allowed stops the extraction before they are enumerated).
     """
 
     order: str = "as-written"
@@ -72,11 +76,13 @@ class SynthesisOptions:
         if self.initial not in ("all", "per-input"):
             raise InputError("unknown initial-state mode", file=source, key=f"{key}.initial",
                              found=repr(self.initial), expected="all | per-input")
+        from bdi_supervisor.limits import positive_finite
+
         for name in ("time_budget", "node_budget", "reorder_threshold", "max_states"):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, (int, float)) or value <= 0):
+            if value is not None and not positive_finite(value):
                 raise InputError("must be a positive number", file=source, key=f"{key}.{name}",
-                                 found=repr(value), expected="a number > 0")
+                                 found=repr(value), expected="a finite number > 0")
 
 
 @dataclass

@@ -144,7 +144,6 @@ def load(path: str | Path) -> Strategy:
 
 def save(strategy: Strategy, path: str | Path) -> None:
     """Write atomically (temp file + rename) so no half-written strategy is left behind."""
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(to_json(strategy))
-    tmp.replace(path)
+    from bdi_supervisor.outpaths import write_text_atomic
+
+    write_text_atomic(path, to_json(strategy))

@@ -17,6 +17,7 @@ from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.extract import extract
 from bdi_supervisor.synthesis.result import (
+    DEFAULT_MAX_STATES,
     INCOMPLETE,
     REALIZABLE,
     UNREALIZABLE,
@@ -123,7 +124,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
                 clock.enter("extraction")
                 result.strategy = extract(game, solution, initial=options.initial,
                                           name=spec.name, budget=budget,
-                                          max_states=options.max_states)
+                                          max_states=options.max_states or DEFAULT_MAX_STATES)
                 clock.leave()
                 metrics.strategy_states = len(result.strategy.states)
                 metrics.strategy_transitions = result.strategy.transition_count()

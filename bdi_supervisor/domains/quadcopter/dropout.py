@@ -20,6 +20,7 @@ import random
 from dataclasses import dataclass
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import non_negative_finite
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def _number(entry: dict, name: str, source: str | None, where: str, integer: boo
                          expected="a number")
     value = entry[name]
     ok = isinstance(value, int) if integer else isinstance(value, int | float)
-    if not ok or isinstance(value, bool) or value < 0:
+    if not ok or not non_negative_finite(value):
         raise InputError("not a non-negative number", file=source, key=f"{where}.{name}",
                          found=repr(value), expected="non-negative integer" if integer else
                          "non-negative number")

@@ -1,0 +1,261 @@
+"""Where the tools write: output paths checked before any work, names kept inside their folder.
+
+Every command that writes goes through here:
+
+- :func:`check_output_file` — ``-o FILE``, ``--strategy``, ``--bdi-log``: refused (an
+  :class:`InputError`, exit 2) when ``FILE`` is a folder, a symbolic link, a FIFO, socket or
+  device, or its folder does not exist or is not writable. Called before synthesis, so a bad
+  path costs nothing.
+- :func:`check_output_dir` — ``--out DIR``: refused when ``DIR`` (or a folder the tool writes
+  inside it) is a file or a link, or when it cannot be created or written.
+- :func:`check_name` / :func:`child` — a name from user input (sweep name, mission, behavior or
+  package name) that becomes one file or folder name: no separators, no ``..``, no absolute
+  path, at most :data:`MAX_NAME` characters; the joined path is checked to stay in its folder.
+- :func:`write_text_atomic` — temporary file next to the target, then rename; the file gets the
+  permissions the umask gives (``0666 & ~umask``, not ``mkstemp``'s 0600), and a link, device
+  or FIFO at the target is never replaced. :func:`open_output` opens a streamed output (a
+  JSON Lines log) without following a link or blocking on a FIFO; :func:`replacing` gives a
+  writer that wants a file name (Graphviz, matplotlib) a temporary path renamed into place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from bdi_supervisor.errors import InputError
+
+#: characters of a user-given name that becomes a file or folder name
+MAX_NAME = 100
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+
+
+def check_name(name: object, what: str, key: str | None = None,
+               file: str | None = None) -> str:
+    """``name`` if it is safe as one path component (letters, digits, ``_``, ``-``, ``.``;
+    not starting with ``.`` or ``-``; at most :data:`MAX_NAME` characters), else raise."""
+    if (not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME
+            or name in (".", "..")):
+        from bdi_supervisor.limits import excerpt
+
+        raise InputError(f"{what} cannot be used as a file name", file=file, key=key,
+                         found=excerpt(name) if isinstance(name, str) else repr(name),
+                         expected=f"letters, digits, '_', '-', '.' (not first), at most "
+                                  f"{MAX_NAME} characters; no '/', '..' or absolute path")
+    return name
+
+
+def child(folder: str | Path, name: str, suffix: str = "", what: str = "name") -> Path:
+    """``folder / (name + suffix)`` for a ``name`` checked by :func:`check_name` (so the path
+    stays inside ``folder``)."""
+    return Path(folder) / (check_name(name, what) + suffix)
+
+
+def umask() -> int:
+    """The process umask (read without changing it where the system tells it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular, non-folder file is (None for a regular file or a folder)."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return None
+
+
+def check_output_file(path: str | Path, what: str = "output file") -> Path:
+    """``path`` if a regular file may be written there (see the module docstring)."""
+    path = Path(path)
+    where = str(path)
+    if not path.name or path.name in (".", ".."):
+        raise InputError(f"{what} is not a file name", file=where, expected="a file path")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise InputError(f"cannot write the {what}: {error.strerror or error}", file=where) from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{what} is a folder", file=where, expected="a file path")
+        kind = _kind(info.st_mode)
+        if kind is not None:
+            raise InputError(f"{what} is {kind}; it is not replaced", file=where,
+                             expected="a regular file or a new path")
+        if not os.access(path, os.W_OK):
+            raise InputError(f"{what} is not writable", file=where)
+    parent = path.parent
+    try:
+        parent_info = os.stat(parent)
+    except FileNotFoundError:
+        raise InputError(f"the folder of the {what} does not exist", file=where,
+                         expected="an existing folder") from None
+    except OSError as error:
+        raise InputError(f"cannot write the {what}: {error.strerror or error}", file=where) from None
+    if not stat.S_ISDIR(parent_info.st_mode):
+        raise InputError(f"the folder of the {what} is not a folder", file=where)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"the folder of the {what} is not writable", file=where)
+    return path
+
+
+def check_output_dir(path: str | Path, what: str = "output folder",
+                     inside: tuple[str, ...] = (), files: tuple[str, ...] = (),
+                     root: str | Path | None = None) -> Path:
+    """``path`` if the folder exists writable or can be created; none of the folders
+    ``inside`` it the tool will write (e.g. ``behavior``) is a file, link or device; none of the
+    ``files`` it will write is a folder, link or device.
+
+    ``root`` is the folder the user gave (default ``path``): it and every folder between it and
+    ``path`` must be real folders, not links (folders above ``root`` are the user's business).
+    """
+    path = Path(path)
+    root = Path(root) if root is not None else path
+    chain = [root] + [root.joinpath(*path.relative_to(root).parts[:i + 1])
+                      for i in range(len(path.relative_to(root).parts))]
+    existing = None
+    for folder in chain:
+        try:
+            mode = os.lstat(folder).st_mode
+        except FileNotFoundError:
+            break
+        except OSError as error:
+            raise InputError(f"cannot use the {what}: {error.strerror or error}",
+                             file=str(folder)) from None
+        if stat.S_ISLNK(mode):
+            raise InputError(f"{what} is a symbolic link; it is not followed", file=str(folder),
+                             expected="a real folder")
+        if not stat.S_ISDIR(mode):
+            raise InputError(f"{what} is {_kind(mode) or 'a file'}, not a folder",
+                             file=str(folder), expected="a folder path")
+        existing = folder
+    if existing is None:  # the root is missing: the nearest existing folder above must do
+        existing = root.parent
+        while not os.path.lexists(existing) and existing.parent != existing:
+            existing = existing.parent
+        if not os.path.isdir(existing):
+            raise InputError(f"{what} cannot be created: {existing} is not a folder",
+                             file=str(path))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{what} is not writable" if existing == path else
+                         f"{what} cannot be created: {existing} is not writable", file=str(path))
+    if existing == path:
+        for name in inside:
+            entry = path / name
+            try:
+                mode = os.lstat(entry).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise InputError(f"cannot use {name}: {error.strerror or error}",
+                                 file=str(entry)) from None
+            if not stat.S_ISDIR(mode):
+                raise InputError(f"'{name}' in the {what} is {_kind(mode) or 'a file'}; it is "
+                                 "not replaced", file=str(entry), expected="a folder or nothing")
+        for name in files:
+            _refuse_special(path / name, f"'{name}' in the {what}")
+    return path
+
+
+def make_dirs(path: str | Path, what: str = "output folder") -> Path:
+    """``path`` as a folder: an existing one (a link to a folder is accepted here: the commands
+    check the folders they were given with :func:`check_output_dir` first), else created after
+    :func:`check_output_dir`."""
+    if os.path.isdir(path):
+        return Path(path)
+    path = check_output_dir(path, what)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the {what}: {error.strerror or error}",
+                         file=str(path)) from None
+    return path
+
+
+def _refuse_special(target: Path, what: str) -> None:
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode) or _kind(info.st_mode) is not None:
+        raise InputError(f"{what} is {_kind(info.st_mode) or 'a folder'}; it is not replaced",
+                         file=str(target), expected="a regular file or a new path")
+
+
+def write_text_atomic(path: str | Path, text: str, what: str = "output file") -> None:
+    """Write ``text`` to a temporary file next to ``path`` and rename it into place (the folder
+    is created if missing; a link, FIFO, device or folder at ``path`` is refused)."""
+    target = Path(path)
+    make_dirs(target.parent, "output folder")
+    _refuse_special(target, what)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_NAME]}.", suffix=".tmp",
+                               dir=target.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~umask())
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        _refuse_special(target, what)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def open_output(path: str | Path, what: str = "output file") -> IO[str]:
+    """Open ``path`` for writing text (truncated) without following a link or blocking on a
+    FIFO; anything but a regular file is refused."""
+    target = check_output_file(path, what)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags, 0o666)
+    except OSError as error:
+        raise InputError(f"cannot write the {what}: {error.strerror or error}",
+                         file=str(target)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"{what} is not a regular file; it is not written", file=str(target))
+    os.set_blocking(fd, True)
+    os.ftruncate(fd, 0)
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path, what: str = "output file") -> Iterator[Path]:
+    """A fresh temporary path next to ``path`` for a writer that wants a file name (Graphviz,
+    matplotlib, pyarrow); renamed over ``path`` (umask permissions) when the block succeeds,
+    removed when it fails. A link, FIFO, device or folder at ``path`` is refused."""
+    target = Path(path)
+    make_dirs(target.parent, "output folder")
+    _refuse_special(target, what)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_NAME]}.", suffix=".tmp",
+                               dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~umask())
+        _refuse_special(target, what)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
