@@ -6,16 +6,20 @@ Used by ``bdi-supervisor run`` (the monitor is on when the mission has ``propert
 
 from __future__ import annotations
 
+from collections import Counter, deque
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bdi_monitor.monitor import Change, Monitor
+from bdi_monitor.monitor import Change, Monitor, parse_line
 from bdi_supervisor.display import print_table
 
 STYLE = {"true": "green", "false": "red", "inconclusive": "yellow", "out_of_model": "magenta"}
+#: verdict changes listed in a report from the start and from the end of a run; the others are
+#: counted (a replay of a long log summarises its changes instead of listing megabytes)
+LISTED_CHANGES = 100
 
 
 class LiveMonitor:
@@ -25,29 +29,73 @@ class LiveMonitor:
     def __init__(self, monitor: Monitor, console: Console | None = None) -> None:
         self.monitor = monitor
         self.console = console
+        #: the first :data:`LISTED_CHANGES` changes with the step they happened at
         self.changes: list[tuple[Change, int | None]] = []
+        #: the last :data:`LISTED_CHANGES` changes after those
+        self.recent: deque[tuple[Change, int | None]] = deque(maxlen=LISTED_CHANGES)
+        self.change_count = 0
+        #: (property, old, new) → how often
+        self.transitions: Counter[tuple[str, str | None, str]] = Counter()
+        self.last_change: dict[str, tuple[Change, int | None]] = {}
         self._step: int | None = None
         monitor.on_change = self._changed
         self.latencies_ns: list[int] = []
 
     def __call__(self, record: dict[str, Any]) -> None:
         last = record.get("last_outcome") if isinstance(record, dict) else None
-        self._step = last.get("step") if isinstance(last, dict) else None
+        step = last.get("step") if isinstance(last, dict) else None
+        self._step = step if isinstance(step, int) and not isinstance(step, bool) else None
         self.monitor.feed(record)
+        self._timed()
+
+    def feed_line(self, line: str | bytes | None) -> None:
+        """One JSON line of a log (malformed lines are counted by the monitor, see
+        :func:`bdi_monitor.monitor.parse_line`)."""
+        record, reason = parse_line(line)
+        if reason is None:
+            return self(record)
+        self._step = None
+        self.monitor.feed_line(line)
+        self._timed()
+        return None
+
+    def close(self) -> None:
+        """Stop listening to the monitor (breaks the monitor ↔ listener reference cycle, so the
+        BDDs are freed in order when the command ends)."""
+        if self.monitor.on_change == self._changed:
+            self.monitor.on_change = None
+
+    def _timed(self) -> None:
         if self.monitor.last_latency_ns is not None and len(self.latencies_ns) < 100_000:
             self.latencies_ns.append(self.monitor.last_latency_ns)
 
     def _changed(self, change: Change) -> None:
-        self.changes.append((change, self._step))
+        entry = (change, self._step)
+        self.change_count += 1
+        self.transitions[(change.property, change.old, change.new)] += 1
+        self.last_change[change.property] = entry
+        (self.changes if len(self.changes) < LISTED_CHANGES else self.recent).append(entry)
         if self.console is not None:
             self.console.print(change_line(change, self._step))
 
     # -- reports ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return report(self.monitor, self.changes, self.latencies_ns)
+        record = report(self.monitor, self.changes, self.latencies_ns)
+        if self.recent:
+            record["changes_tail"] = [_change_json(c, step) for c, step in self.recent]
+        by_property: dict[str, dict[str, int]] = {}
+        for (prop, old, new), count in sorted(self.transitions.items(), key=str):
+            by_property.setdefault(prop, {})[f"{old or '-'} -> {new}"] = count
+        record["change_summary"] = {"total": self.change_count,
+                                    "listed": len(self.changes) + len(self.recent),
+                                    "by_property": by_property}
+        return record
 
     def print_summary(self, console: Console) -> None:
-        print_table(verdict_table(self.monitor, self.changes), console)
+        print_table(verdict_table(self.monitor, list(self.last_change.values())), console)
+        if self.change_count > len(self.changes) + len(self.recent):
+            console.print(f"{self.change_count} verdict changes in all (the first and last "
+                          f"{LISTED_CHANGES} were printed)")
         counters = self.monitor.counters()
         anomalies = {k: v for k, v in counters.items()
                      if k not in ("received", "accepted", "runs")}
@@ -104,9 +152,7 @@ def report(monitor: Monitor, changes: list[tuple[Change, int | None]],
         "launch": [{"property": v.property, "value": v.value, "message": v.message,
                     **v.evidence} for v in monitor.launch_verdicts()],
         "verdicts": {v.property: v.value for v in monitor.verdicts()},
-        "changes": [{"property": c.property, "old": c.old, "new": c.new, "seq": c.seq,
-                     "step": step, "event": c.event, "reason": c.reason}
-                    for c, step in changes],
+        "changes": [_change_json(c, step) for c, step in changes],
         "counters": monitor.counters(),
         "state": monitor.state(),
     }
@@ -115,6 +161,11 @@ def report(monitor: Monitor, changes: list[tuple[Change, int | None]],
         record["latency_us"] = {"median": ordered[len(ordered) // 2] / 1000,
                                 "max": ordered[-1] / 1000, "records": len(ordered)}
     return record
+
+
+def _change_json(change: Change, step: int | None) -> dict[str, Any]:
+    return {"property": change.property, "old": change.old, "new": change.new,
+            "seq": change.seq, "step": step, "event": change.event, "reason": change.reason}
 
 
 def attach(mission, prepared, console: Console | None = None,

@@ -37,6 +37,8 @@ from typing import Any
 
 from bdi_monitor.mission_model import LaunchResult, MissionModel, ModelChecker
 from bdi_monitor.verdict import Verdict
+from bdi_supervisor.limits import MAX_DATA_DEPTH, MAX_RECORD_BYTES, excerpt
+from bdi_supervisor.yamlsource import json_depth
 
 SCHEMA = "bdi_supervisor/bdi_state"
 VERSION = 1
@@ -116,18 +118,21 @@ class Monitor:
         self.counts["received"] += 1
         try:
             self._record(record)
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+                RecursionError) as error:
             self._malformed(f"bad_field:{type(error).__name__}")
         self.last_latency_ns = time.perf_counter_ns() - t0
         return self.verdicts()
 
-    def feed_line(self, line: str, stamp_ns: int | None = None) -> list[Verdict]:
-        """One JSON Lines line (a record as text)."""
-        try:
-            record = json.loads(line)
-        except ValueError:
+    def feed_line(self, line: str | bytes | None, stamp_ns: int | None = None) -> list[Verdict]:
+        """One JSON Lines line (a record as text or UTF-8 bytes; None: a line too long to read).
+
+        Never raises: a line that :func:`parse_line` refuses is counted as malformed.
+        """
+        record, reason = parse_line(line)
+        if reason is not None:
             self.counts["received"] += 1
-            self._malformed("not_json")
+            self._malformed(reason)
             return self.verdicts()
         return self.feed(record, stamp_ns)
 
@@ -178,7 +183,7 @@ class Monitor:
             self.run_id, self.last_seq = run_id, None
             self.counts["runs"] += 1
             if event != "start" or seq != 0:
-                self._lose(f"joined run {run_id} at seq {seq}")
+                self._lose(f"joined run {_show(run_id)} at seq {seq}")
         elif self.last_seq is not None and seq <= self.last_seq:
             self.counts["duplicates" if seq == self.last_seq else "out_of_order"] += 1
             return None
@@ -203,7 +208,7 @@ class Monitor:
         state = (record.get("strategy_state") or {}).get("machine_state")
         self._move(self.model.initial, seq, "start", "run started")
         if state != self.model.machine.initial:
-            self._out_of_model(seq, "start", f"run starts in {state!r}, the model in "
+            self._out_of_model(seq, "start", f"run starts in {_show(state)}, the model in "
                                               f"{self.model.machine.initial!r}",
                                unknown=state not in self._machine_states)
 
@@ -212,7 +217,8 @@ class Monitor:
         capability = (record.get("intention") or {}).get("capability")
         expected = self._here()
         if expected is None or state != expected.name or capability != expected.capability:
-            self._out_of_model(seq, "activate", f"activates {capability!r} in {state!r}, the "
+            self._out_of_model(seq, "activate", f"activates {_show(capability)} in "
+                               f"{_show(state)}, the "
                                f"model is at {self._position_name()}",
                                unknown=state not in self._machine_states)
 
@@ -245,11 +251,12 @@ class Monitor:
             return None
         machine_state = self._machine_states.get(state)
         if machine_state is None:
-            return self._out_of_model(None, "flexbe", f"unknown state {state!r}", unknown=True)
+            return self._out_of_model(None, "flexbe", f"unknown state {_show(state)}",
+                                      unknown=True)
         if not flexbe_outcome and flexbe_outcome != 0:  # entering a state
             here = self._here()
             if here is None or here.name != state:
-                self._out_of_model(None, "flexbe", f"entered {state!r}, the model is at "
+                self._out_of_model(None, "flexbe", f"entered {_show(state)}, the model is at "
                                                    f"{self._position_name()}")
             return None
         labels = list(machine_state.outcomes)
@@ -257,8 +264,8 @@ class Monitor:
             flexbe_outcome = labels[flexbe_outcome]
         outcome = machine_state.outcomes.get(flexbe_outcome)
         if outcome is None:
-            return self._out_of_model(None, "flexbe", f"{state!r} has no outcome "
-                                                      f"{flexbe_outcome!r}")
+            return self._out_of_model(None, "flexbe", f"{_show(state)} has no outcome "
+                                                      f"{_show(flexbe_outcome)}")
         target = machine_state.transitions[outcome].target
         self._observe(state, outcome, target, None, "flexbe")
 
@@ -267,19 +274,19 @@ class Monitor:
                  event: str) -> None:
         here = self._here()
         if state not in self._machine_states:
-            return self._out_of_model(seq, event, f"unknown state {state!r}", unknown=True)
+            return self._out_of_model(seq, event, f"unknown state {_show(state)}", unknown=True)
         if here is None or state != here.name:
-            return self._out_of_model(seq, event, f"outcome in {state!r}, the model is at "
+            return self._out_of_model(seq, event, f"outcome in {_show(state)}, the model is at "
                                                   f"{self._position_name()}")
         direction = self.model.steps.get((state, outcome, target))
         if direction is None:
             why = ("excluded by the strategy's assumptions"
                    if (state, outcome) in self.model.excluded else "not a transition")
-            return self._out_of_model(seq, event, f"{here.capability} {outcome!r} -> "
-                                                  f"{target!r} at {state}: {why}")
+            return self._out_of_model(seq, event, f"{here.capability} {_show(outcome)} -> "
+                                                  f"{_show(target)} at {state}: {why}")
         q = self.model.advance(self.q, direction)
         if q == self.model.sink:
-            return self._out_of_model(seq, event, f"{here.capability} {outcome!r} is admitted "
+            return self._out_of_model(seq, event, f"{here.capability} {_show(outcome)} is admitted "
                                                   "by no world consistent with the run so far")
         self._move(q, seq, event, f"{here.capability} {outcome}")
 
@@ -331,6 +338,33 @@ class Monitor:
         if value == "inconclusive" and not self.lost:
             return "worlds consistent so far disagree"
         return self.reason if value in ("out_of_model", "inconclusive") else value
+
+
+def parse_line(line: str | bytes | None) -> tuple[Any, str | None]:
+    """``(record, None)``, or ``(None, reason)`` for a line that is not UTF-8 JSON
+    (``not_json``), longer than ``MAX_RECORD_BYTES`` or unread (``too_long``), or nested deeper
+    than ``MAX_DATA_DEPTH`` (``too_deep``)."""
+    if line is None or len(line) > MAX_RECORD_BYTES:
+        return None, "too_long"
+    try:
+        record = json.loads(line)
+    except RecursionError:
+        return None, "too_deep"
+    except (ValueError, TypeError):  # UnicodeDecodeError is a ValueError
+        return None, "not_json"
+    if json_depth(record) > MAX_DATA_DEPTH:
+        return None, "too_deep"
+    return record, None
+
+
+def _show(value: Any) -> str:
+    """A value from a message, quoted short (messages can carry anything)."""
+    if isinstance(value, str):
+        return excerpt(value)
+    if value is None or isinstance(value, bool) or (isinstance(value, (int, float))
+                                                     and abs(value) < 1e18):
+        return repr(value)
+    return f"a {type(value).__name__}"
 
 
 def _is_count(value: Any) -> bool:

@@ -11,6 +11,8 @@ One place for the numbers (``docs/reliability.md`` lists them for users):
 - :data:`MAX_FORMULA_DEPTH` — nesting of formulas (structuredslugs, slugsin, catalog and mission
   formulas, CTL-BDI properties): 200 levels of operators and parentheses (fixed). Both depth
   limits protect the Python stack of every stage that walks the tree.
+- :data:`MAX_RECORD_BYTES` — one BDI-state record (a JSON line) the monitor reads: 1 MiB; a
+  longer line is counted as malformed and skipped without being held in memory.
 - :data:`MAX_FORMULA_NODES` — a slugsin formula whose ``?`` references expand it beyond
   a million nodes is refused (every later stage walks the expanded tree).
 
@@ -31,6 +33,8 @@ DEFAULT_MAX_ALIAS_NODES = 100_000
 MAX_DATA_DEPTH = 100
 MAX_FORMULA_DEPTH = 200
 MAX_FORMULA_NODES = 1_000_000
+#: one message of the live monitor (a BDI-state JSON line): larger ones are counted malformed
+MAX_RECORD_BYTES = 2**20
 #: characters of user input an error message quotes at most
 EXCERPT_CHARS = 60
 

@@ -183,6 +183,12 @@ def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, 
         raise InputError(f"not valid YAML: {problem}", file=file,
                          line=mark.line + 1 if mark else None,
                          column=mark.column + 1 if mark else None) from None
+    except yaml.reader.ReaderError as error:
+        loader.dispose()
+        line = text.count("\n", 0, error.position) + 1
+        column = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
+        raise InputError(f"not valid YAML: {error.reason} #x{error.character:04x}", file=file,
+                         line=line, column=column) from None
     except yaml.YAMLError as error:
         loader.dispose()
         raise InputError(f"not valid YAML: {limits.excerpt(error, 200)}", file=file) from None

@@ -4,7 +4,9 @@ Evaluates a recorded run (the BDI-state JSON Lines of ``bdi-supervisor run --bdi
 live monitor: checks the mission's properties at launch, feeds every record and prints each
 verdict change at the record that caused it, then the final verdicts. The mission defaults to
 the one named in the log (``config/missions/<mission>.yaml`` next to the log or in this package's
-config). Exit 0 when every property ends ``true``, 1 when some ends otherwise, 2 on bad input.
+config). The log is streamed (memory does not grow with it); malformed lines of any size or depth
+are counted and skipped; ``--json`` lists the first and last verdict changes and counts the rest.
+Exit 0 when every property ends ``true``, 1 when some ends otherwise, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -35,15 +37,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _mission_path(log: Path, lines: list[str], given: str | None) -> Path:
+def _lines(log: Path):
+    """The log's lines as bytes, streamed (a line longer than a record may be comes as None)."""
+    from bdi_supervisor.limits import MAX_RECORD_BYTES
+    from bdi_supervisor.yamlsource import read_lines
+
+    for _, line in read_lines(log, "log", max_line=MAX_RECORD_BYTES):
+        if line is None or line.strip():
+            yield line
+
+
+def _mission_path(log: Path, given: str | None) -> Path:
+    from bdi_monitor.monitor import parse_line
+
     if given:
         return Path(given)
-    for line in lines:
-        try:
-            name = json.loads(line).get("mission")
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(name, str) and name.replace("_", "").isalnum():
+    for line in _lines(log):
+        record, _ = parse_line(line)
+        name = record.get("mission") if isinstance(record, dict) else None
+        if isinstance(name, str) and name.replace("_", "").isalnum() and len(name) <= 100:
             for folder in (log.parent, log.parent / "config" / "missions"):
                 if (folder / f"{name}.yaml").is_file():
                     return folder / f"{name}.yaml"
@@ -59,28 +71,23 @@ def _mission_path(log: Path, lines: list[str], given: str | None) -> Path:
 def run(args: argparse.Namespace) -> int:
     from bdi_monitor.live import LiveMonitor
     from bdi_monitor.monitor import create_monitor
+    from bdi_supervisor.yamlsource import file_problem
 
     log = Path(args.log)
-    try:
-        lines = log.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the log: {error}", file=str(log)) from None
-    mission = _mission_path(log, lines, args.mission)
+    problem = file_problem(log)
+    if problem is not None:
+        raise InputError(f"cannot read the log: it {problem}", file=str(log))
+    mission = _mission_path(log, args.mission)
     monitor = create_monitor(mission, args.from_dir)
     if not monitor.names:
         raise InputError("the mission has no properties to monitor", file=str(mission),
                          key="properties", expected="a properties section")
     console = None if args.json else output_console()
     live = LiveMonitor(monitor, console)
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = line  # counted as malformed by the monitor
-        live(record)
+    for line in _lines(log):  # streamed: memory does not grow with the log
+        live.feed_line(line)
     record = {"log": str(log), "mission": str(mission), **live.to_json()}
+    live.close()
     ok = all(v == "true" for v in record["verdicts"].values())
     if args.json:
         json.dump(record, sys.stdout, indent=1, default=str)

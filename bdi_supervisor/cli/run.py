@@ -163,4 +163,6 @@ def run(args: argparse.Namespace) -> int:
         print_result(result, console, title=f"{mission.name} run {result.run_id}")
         if monitor is not None:
             monitor.print_summary(console)
+    if monitor is not None:
+        monitor.close()
     return EXIT_OK if result.goal_reached else EXIT_NEGATIVE
