@@ -197,3 +197,12 @@ def test_primed_variable_in_init_is_a_parse_error(tmp_path, suffix, section):
     outcome = run_cli("supervisor", ["solve", spec])
     assert outcome.code == 2 and not outcome.traceback
     assert f"p.{suffix}, line 8" in outcome.err and "next state" in outcome.err
+
+
+def test_state_cap_can_be_set_on_the_command_line(tmp_path):
+    spec = tmp_path / "huge.structuredslugs"
+    spec.write_text(HUGE)
+    outcome = run_cli("supervisor", ["solve", spec, "--max-states", "10", "--json"])
+    assert outcome.code == 3
+    assert "strategy state budget of 10 " in json.loads(outcome.out)["incomplete_reason"]
+    assert run_cli("supervisor", ["solve", spec, "--max-states", "0"]).code == 2

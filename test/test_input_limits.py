@@ -306,3 +306,11 @@ def test_shipped_inputs_are_within_the_limits():
             from bdi_supervisor.yamlsource import load_yaml
 
             load_yaml(path)
+
+
+def test_catalog_that_is_plain_text_is_quoted_short(tmp_path):
+    """A ``catalog:`` naming a text file used to print the whole file in the error."""
+    mission = vending_copy(tmp_path, catalog_text="just some words " * 2000)
+    outcome = run_cli("supervisor", ["spec", mission])
+    bad_input(outcome, "catalog.yaml", "characters")
+    assert len(outcome.err) < 500

@@ -36,6 +36,9 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                        help="give up (INCOMPLETE) after SECONDS")
     group.add_argument("--node-budget", type=int, default=None, metavar="NODES",
                        help="give up (INCOMPLETE) beyond NODES live BDD nodes")
+    group.add_argument("--max-states", type=int, default=None, metavar="N",
+                       help="give up (INCOMPLETE) beyond N explicit strategy states "
+                            "(default 1000000)")
     group.add_argument("--no-recycling", action="store_true",
                        help="restart inner fixpoints from TRUE in every outer pass")
     group.add_argument("--safety-start", action="store_true",
@@ -60,6 +63,8 @@ def options_from_args(args: argparse.Namespace, base: SynthesisOptions | None = 
         options.time_budget = args.time_budget
     if args.node_budget is not None:
         options.node_budget = args.node_budget
+    if args.max_states is not None:
+        options.max_states = args.max_states
     if args.no_recycling:
         options.recycling = False
     if args.safety_start:
