@@ -108,8 +108,11 @@ def test_realize_cli_exits_2_naming_the_capability(tmp_path):
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "capabilities.gr.interface" in done.stderr and "GrindState" in done.stderr
-    assert not (tmp_path / "out" / "mission" / "one-hot-SP" / "behavior").exists()
-    strategy = next((tmp_path / "out").rglob("reduced.json"))
+    assert not (tmp_path / "out").exists()  # refused before synthesis (issue 19)
+    good = [sys.executable, "-m", "bdi_supervisor", "synthesize",
+            str(ROOT / "config" / "missions" / "coffee.yaml"), "--out", "good"]
+    assert subprocess.run(good, cwd=tmp_path, capture_output=True, timeout=120).returncode == 0
+    strategy = next((tmp_path / "good").rglob("reduced.json"))
     run = [sys.executable, "-m", "bdi_supervisor", "realize", str(strategy), "--mission",
            "mission.yaml", "--out", "again"]
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
