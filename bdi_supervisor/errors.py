@@ -38,7 +38,7 @@ class InputError(Exception):
         if self.line is not None:
             where.append(f"line {self.line}" + (f", column {self.column}" if self.column else ""))
         if self.key:
-            where.append(f"key '{self.key}'")
+            where.append(f"key '{_short(self.key, 200)}'")
         message = _short(self.message, 400)
         text = ": ".join([", ".join(where), message]) if where else message
         if self.found is not None:

@@ -71,6 +71,17 @@ def umask() -> int:
     return mask
 
 
+def _mode(path: Path, what: str) -> int | None:
+    """``lstat`` mode of ``path`` (None when absent; other errors are :class:`InputError`)."""
+    try:
+        return os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InputError(f"cannot use the {what}: {error.strerror or error}",
+                         file=str(path)) from None
+
+
 def _kind(mode: int) -> str | None:
     """What a non-regular, non-folder file is (None for a regular file or a folder)."""
     if stat.S_ISLNK(mode):
@@ -136,13 +147,9 @@ def check_output_dir(path: str | Path, what: str = "output folder",
                       for i in range(len(path.relative_to(root).parts))]
     existing = None
     for folder in chain:
-        try:
-            mode = os.lstat(folder).st_mode
-        except FileNotFoundError:
+        mode = _mode(folder, what)
+        if mode is None:
             break
-        except OSError as error:
-            raise InputError(f"cannot use the {what}: {error.strerror or error}",
-                             file=str(folder)) from None
         if stat.S_ISLNK(mode):
             raise InputError(f"{what} is a symbolic link; it is not followed", file=str(folder),
                              expected="a real folder")
@@ -163,14 +170,8 @@ def check_output_dir(path: str | Path, what: str = "output folder",
     if existing == path:
         for name in inside:
             entry = path / name
-            try:
-                mode = os.lstat(entry).st_mode
-            except FileNotFoundError:
-                continue
-            except OSError as error:
-                raise InputError(f"cannot use {name}: {error.strerror or error}",
-                                 file=str(entry)) from None
-            if not stat.S_ISDIR(mode):
+            mode = _mode(entry, name)
+            if mode is not None and not stat.S_ISDIR(mode):
                 raise InputError(f"'{name}' in the {what} is {_kind(mode) or 'a file'}; it is "
                                  "not replaced", file=str(entry), expected="a folder or nothing")
         for name in files:
@@ -194,12 +195,9 @@ def make_dirs(path: str | Path, what: str = "output folder") -> Path:
 
 
 def _refuse_special(target: Path, what: str) -> None:
-    try:
-        info = os.lstat(target)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(info.st_mode) or _kind(info.st_mode) is not None:
-        raise InputError(f"{what} is {_kind(info.st_mode) or 'a folder'}; it is not replaced",
+    mode = _mode(target, what)
+    if mode is not None and (stat.S_ISDIR(mode) or _kind(mode) is not None):
+        raise InputError(f"{what} is {_kind(mode) or 'a folder'}; it is not replaced",
                          file=str(target), expected="a regular file or a new path")
 
 

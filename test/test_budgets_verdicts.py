@@ -133,12 +133,26 @@ def test_max_steps_must_be_positive(value):
 @pytest.mark.parametrize("runner", ["{sim: forced, max_steps: 0}",
                                     "{sim: forced, timeouts: {pay: .nan}}",
                                     "{sim: forced, random: {pay: 1.5}}",
-                                    "{sim: forced, random: {pay: -0.1}}"])
-def test_bad_runner_numbers(tmp_path, runner):
+                                    "{sim: forced, random: {pay: -0.1}}",
+                                    "{sim: forced, forced, 20}"])
+def test_bad_runner_section(tmp_path, runner):
+    """Bad runner numbers and keys (keys of mixed types crashed the unknown-key report: found
+    by the fuzz suite)."""
     mission = _vending(tmp_path, mission_edit=lambda t: t.replace(
         "runner: {sim: forced, max_steps: 20}", f"runner: {runner}"))
     outcome = run_cli("supervisor", ["run", mission])
     assert outcome.code == 2 and "runner" in outcome.err and not outcome.traceback
+
+
+@pytest.mark.parametrize("inject", [{"navigate": {"probability": float("nan")}},
+                                    {"navigate": {"probability": 2}},
+                                    {"navigate": {"calls": "x"}}, {"navigate": {1: 2, "a": 3}}])
+def test_bad_failure_injection(inject):
+    from bdi_supervisor.domains.pyrobosim.adapters import FailureInjector
+    from bdi_supervisor.errors import InputError
+
+    with pytest.raises(InputError, match=r"runner\.inject\.navigate"):
+        FailureInjector.from_config(inject, 0, "m.yaml")
 
 
 # ------------------------------------------------------------------ verdicts and errors

@@ -101,7 +101,7 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
                  base: Path | None = None) -> RunnerConfig:
     """Read ``runner`` and ``adapters`` from a mission's raw YAML mapping."""
     runner = _mapping(data.get("runner"), "runner", source)
-    unknown = sorted(set(runner) - set(RUNNER_KEYS))
+    unknown = sorted(set(runner) - set(RUNNER_KEYS), key=str)
     if unknown:
         raise InputError("unknown runner key", file=source, key=f"runner.{unknown[0]}",
                          found=unknown[0], expected=", ".join(RUNNER_KEYS))

@@ -25,6 +25,7 @@ from typing import Any
 from bdi_supervisor.catalog.interfaces import state_class
 from bdi_supervisor.domains.pyrobosim.world import ACTIONS, SimWorld
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import non_negative_finite
 from bdi_supervisor.runtime.adapters import Activation, AdapterInfo, BlockingAdapter, Outcome
 
 #: parameter names each action reads (first present wins)
@@ -72,12 +73,24 @@ class FailureInjector:
             unknown = set(spec) - {"probability", "calls", "method"}
             if unknown:
                 raise InputError("unknown injection key", file=source,
-                                 key=f"runner.inject.{action}", found=", ".join(sorted(unknown)),
+                                 key=f"runner.inject.{action}",
+                                 found=", ".join(sorted(map(str, unknown))),
                                  expected="probability, calls, method")
             if "probability" in spec:
-                probabilities[action] = float(spec["probability"])
+                value = spec["probability"]
+                if not non_negative_finite(value) or value > 1:
+                    raise InputError("not a probability", file=source,
+                                     key=f"runner.inject.{action}.probability",
+                                     found=repr(value), expected="a number from 0 to 1")
+                probabilities[action] = float(value)
             if "calls" in spec:
-                script[action] = tuple(int(n) for n in spec["calls"])
+                calls = spec["calls"]
+                if not isinstance(calls, list) or not all(
+                        isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in calls):
+                    raise InputError("not a list of call numbers", file=source,
+                                     key=f"runner.inject.{action}.calls", found=repr(calls)[:80],
+                                     expected="a list of integers >= 1")
+                script[action] = tuple(calls)
             if "method" in spec:
                 method[action] = str(spec["method"])
         try:

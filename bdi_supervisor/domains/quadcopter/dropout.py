@@ -140,7 +140,7 @@ def parse_dropouts(entries: object, source: str | None = None, key: str = "dropo
 
 
 def _only(entry: dict, allowed: set[str], source: str | None, where: str) -> None:
-    extra = sorted(set(entry) - allowed)
+    extra = sorted(set(entry) - allowed, key=str)
     if extra:
         raise InputError("unknown key in dropout entry", file=source, key=f"{where}.{extra[0]}",
                          found=repr(extra[0]), expected=", ".join(sorted(allowed)))
