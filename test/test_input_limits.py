@@ -314,3 +314,11 @@ def test_catalog_that_is_plain_text_is_quoted_short(tmp_path):
     outcome = run_cli("supervisor", ["spec", mission])
     bad_input(outcome, "catalog.yaml", "characters")
     assert len(outcome.err) < 500
+
+
+def test_sweep_results_skip_a_deep_line(tmp_path):
+    from bdi_supervisor.sweep.store import read_rows
+
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"key": "a"}\n' + "[" * 100_000 + "]" * 100_000 + '\n{"key": "b"}\n')
+    assert [row["key"] for row in read_rows(path)] == ["a", "b"]

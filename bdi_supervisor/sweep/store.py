@@ -22,7 +22,7 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
     for line in path.read_bytes().split(b"\n"):
         try:
             row = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             continue
         if isinstance(row, dict) and "key" in row:
             rows.append(row)
