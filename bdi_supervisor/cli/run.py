@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.pipeline import NoSupervisor, load_folder, prepare
     from bdi_supervisor.runtime.extras import require_simulator
     from bdi_supervisor.runtime.progress import ProgressView, print_result
-    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor, runner_config
 
     if args.max_steps is not None and args.max_steps < 1:
         raise InputError("must be at least 1", key="--max-steps", found=str(args.max_steps),
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     mission = load_mission(args.mission)
     runner = mission.section("runner") or {}
     require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
+    runner_config(mission)  # the runner and adapter sections are checked before synthesis
     overrides = overrides_from_args(args)
     if args.from_dir and overrides:
         raise InputError("a saved run folder is already synthesized", key="--from",
