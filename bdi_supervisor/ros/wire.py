@@ -60,8 +60,8 @@ def decode(text: str, schema: str) -> Envelope:
     """Parse one message of ``schema``; raise :class:`WireError` on anything else."""
     try:
         data = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise WireError("not_json", str(error)) from None
+    except (TypeError, ValueError, RecursionError) as error:  # RecursionError: nested too deep
+        raise WireError("not_json", str(error)[:200]) from None
     if not isinstance(data, dict):
         raise WireError("not_object", f"top level is {type(data).__name__}")
     if data.get("schema") != schema:
@@ -87,8 +87,8 @@ def decode_record(text: str) -> dict[str, Any]:
     ``seq``); raise :class:`WireError` otherwise. The body is the monitor core's to judge."""
     try:
         data = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise WireError("not_json", str(error)) from None
+    except (TypeError, ValueError, RecursionError) as error:  # RecursionError: nested too deep
+        raise WireError("not_json", str(error)[:200]) from None
     if not isinstance(data, dict):
         raise WireError("not_object", f"top level is {type(data).__name__}")
     if data.get("schema") != BDI_STATE:
