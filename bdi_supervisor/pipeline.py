@@ -257,8 +257,8 @@ def check_before(mission: Any, folder: Path | None,
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.outpaths import check_name, check_output_dir
 
+    check_name(mission.name, "mission name", key="name", file=mission.file)  # a file name
     if folder is not None:
-        check_name(mission.name, "mission name", key="name", file=mission.file)
         check_output_dir(folder, "output folder", inside=("behavior",),
                          files=output_files(mission), root=folder.parents[1])
     if stage_realize in stages:

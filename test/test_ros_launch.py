@@ -72,7 +72,7 @@ def test_bad_launch_arguments_are_input_errors(missions, tmp_path):
 @pytest.mark.parametrize("extra, key, message", [
     ("bogus_key: 1\n", "bogus_key", "unknown key"),
     ("request: {goals: ['br_c &']}\n", "request.goals[0]", "malformed formula"),
-    ("runner: {max_steps: -3}\n", "runner.max_steps", "non-negative integer"),
+    ("runner: {max_steps: -3}\n", "runner.max_steps", "integer >= 1"),
     ("adapters: {no_such_capability: {type: operator}}\n", "no_such_capability",
      "unknown capability"),
 ])
