@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                                              hang_seconds=args.hang_seconds)
                 counts[kind][result.outcome] += 1
                 seconds[kind].append(result.seconds)
-                for problem in result.problems:
-                    counts[kind][problem_kind(problem)] += 1
+                for problem in {problem_kind(p) for p in result.problems} - {result.outcome}:
+                    counts[kind][problem] += 1  # a traceback or hang is already the outcome
                 if result.problems:
                     failures.append({"class": kind, "seed": seed, "command": result.command,
                                      "ops": ops, "problems": result.problems})
