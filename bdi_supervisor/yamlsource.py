@@ -16,18 +16,20 @@ an error (PyYAML would silently keep the last one). The helpers ``doc.error`` / 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor import limits
 from bdi_supervisor.errors import InputError
+
+if TYPE_CHECKING:
+    import yaml
 
 KeyPath = tuple[Any, ...]
 
@@ -96,30 +98,36 @@ def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
     return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@functools.cache
+def _loader_class() -> type:
+    """The safe loader (libyaml's scanner when present, which also caps nesting itself); made on
+    first use so that commands reading no YAML do not import PyYAML."""
+    import yaml
 
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-class _Loader(_LOADER):  # type: ignore[misc,valid-type]
-    """Safe loader; libyaml's scanner when present (it also caps nesting itself)."""
+    class Loader(base):  # type: ignore[misc,valid-type]
+        _depth = 0
 
-    _depth = 0
+        def compose_node(self, parent, index):  # only the pure-Python composer comes here
+            self._depth += 1
+            try:
+                if self._depth > limits.MAX_DATA_DEPTH:
+                    mark = self.peek_event().start_mark
+                    raise InputError(f"nested deeper than {limits.MAX_DATA_DEPTH} levels",
+                                     file=getattr(self, "_file", None), line=mark.line + 1,
+                                     column=mark.column + 1)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
 
-    def compose_node(self, parent, index):  # only the pure-Python composer comes here
-        self._depth += 1
-        try:
-            if self._depth > limits.MAX_DATA_DEPTH:
-                mark = self.peek_event().start_mark
-                raise InputError(f"nested deeper than {limits.MAX_DATA_DEPTH} levels",
-                                 file=getattr(self, "_file", None), line=mark.line + 1,
-                                 column=mark.column + 1)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+    return Loader
 
 
 def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
     """Reject a composed YAML graph nested too deeply, with a recursive alias, or whose aliases
     expand it beyond the limit (sizes computed once per node, without recursion)."""
+
     if node is None:
         return
     expanded: dict[int, int] = {}
@@ -154,6 +162,8 @@ def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -166,10 +176,12 @@ def _graph_error(message: str, node: yaml.Node, file: str | None) -> InputError:
     return InputError(message, file=file, line=mark.line + 1, column=mark.column + 1)
 
 
-def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, _Loader]:
+def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, Any]:
     """The node graph of one YAML document, checked by :func:`check_graph`; also the loader
     (for its safe constructors; call ``loader.dispose()`` when done)."""
-    loader = _Loader(text)
+    import yaml
+
+    loader = _loader_class()(text)
     loader._file = file
     try:
         node = loader.get_single_node()
@@ -198,8 +210,10 @@ def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, 
     return node, loader
 
 
-def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int],
+def _build(loader: Any, node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int],
            file: str | None, columns: dict[KeyPath, int]) -> Any:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)  # merge keys (<<); sizes bounded by check_graph
         out: dict[Any, Any] = {}
@@ -229,6 +243,8 @@ def _build(loader: _Loader, node: yaml.Node, path: KeyPath, lines: dict[KeyPath,
 
 def parse_yaml(text: str, file: str | None = None) -> YamlDoc:
     """Parse YAML text (safe constructors only, limits of :func:`compose_yaml`)."""
+    import yaml
+
     node, loader = compose_yaml(text, file)
     try:
         lines: dict[KeyPath, int] = {}
