@@ -49,6 +49,25 @@ def test_supervisor_rejects_adapters_for_unknown_capabilities(rclpy_context, tmp
     assert caught.value.key == "adapters.fly"
 
 
+@pytest.mark.parametrize("text, match", [
+    # keys of mixed types: reported, not a TypeError from sorting them
+    ("adapters:\n  1: {kind: service}\n  fly: {kind: service}\n", "no such capability"),
+    # alias expansion is bounded as for every other input file
+    ("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+     + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+               for p, c in zip("abcdefg", "bcdefgh")), "alias"),
+    ("adapters: [not, a, mapping]\n", "mapping"),
+])
+def test_supervisor_adapters_file_is_read_with_the_input_limits(rclpy_context, tmp_path, text,
+                                                                 match):
+    config = tmp_path / "adapters.yaml"
+    config.write_text(text)
+    with pytest.raises(InputError, match=match) as caught:
+        supervisor_node.SupervisorNode(rclpy_context, _params(
+            mission=str(COFFEE), ros_adapters=str(config)))
+    assert caught.value.file == str(config)
+
+
 def test_supervisor_bad_mission_file_is_an_input_error(rclpy_context, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\ncatalog: nowhere.yaml\n")

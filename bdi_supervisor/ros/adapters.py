@@ -207,10 +207,10 @@ def build_adapters(node: Node, config: Mapping[str, Any], source: str | None = N
         if kind not in KINDS:
             raise InputError("unknown adapter kind", file=source, key=f"{where}.kind",
                              found=repr(kind), expected=" or ".join(KINDS))
-        extra = set(entry) - allowed[kind]
+        extra = sorted(str(key) for key in set(entry) - allowed[kind])
         if extra:
-            raise InputError("unknown key", file=source, key=f"{where}.{sorted(extra)[0]}",
-                             found=sorted(extra)[0], expected=", ".join(sorted(allowed[kind])))
+            raise InputError("unknown key", file=source, key=f"{where}.{extra[0]}",
+                             found=extra[0], expected=", ".join(sorted(allowed[kind])))
         name = entry.get("name")
         if not isinstance(name, str) or not _NAME.match(name):
             raise InputError("not a ROS name", file=source, key=f"{where}.name",

@@ -39,7 +39,6 @@ import sys
 import threading
 from pathlib import Path
 
-import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 
@@ -49,6 +48,7 @@ from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, w
 from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK, RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
+from bdi_supervisor.yamlsource import load_yaml
 
 NODE_NAME = "bdi_supervisor"
 RUN_LEVELS = {"goal_reached": Level.OK, "running": Level.OK, "waiting": Level.OK}
@@ -121,17 +121,17 @@ class SupervisorNode(SuiteNode):
     def _adapters(self, path: Path) -> dict:
         from bdi_supervisor.ros.adapters import build_adapters
 
-        try:
-            config = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise InputError("not valid YAML", file=str(path), found=str(error)) from None
+        config = load_yaml(path, "adapters file").data
         config = (config or {}).get("adapters", config) if isinstance(config, dict) else config
-        unknown = sorted(set(config or {}) - set(self.mission.catalog.capabilities))
+        config = {} if config is None else config
+        capabilities = self.mission.catalog.capabilities
+        unknown = (sorted(str(k) for k in set(config) - set(capabilities))
+                   if isinstance(config, dict) else [])
         if unknown:
             raise InputError("no such capability in the mission's catalog", file=str(path),
                              key=f"adapters.{unknown[0]}", found=unknown[0],
                              expected=", ".join(sorted(self.mission.catalog.capabilities)))
-        return build_adapters(self, config or {}, str(path))
+        return build_adapters(self, config, str(path))
 
     def _flexbe_endpoints(self):
         try:
