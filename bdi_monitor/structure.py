@@ -24,7 +24,8 @@ YAML format (directions are referred to by number 1..k or by name)::
                                           # means every world reaches exactly these
 
 Every world state needs at least one successor (no deadlocks; add a 'stay' direction), so every
-path is infinite and AX/EG/AF have their textbook meaning.
+path is infinite and AX/EG/AF have their textbook meaning. A file whose name ends in ``.json``
+holds the same data as JSON (JSON object keys are strings: directions may be "1".."k").
 """
 
 from __future__ import annotations

@@ -96,11 +96,11 @@ def _child(tool: str, n: int, worlds: int) -> dict:
 
 # -- process measurement -----------------------------------------------------------------------
 
-def measured(command: list[str], timeout: float) -> dict:
-    """Run ``command``; its exit code, wall seconds, peak RSS (MiB) and stdout."""
+def measured(command: list[str], timeout: float, cwd: Path = ROOT) -> dict:
+    """Run ``command`` in ``cwd``; its exit code, wall seconds, peak RSS (MiB) and stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=ROOT)
+        process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd)
         timer = threading.Timer(timeout, process.kill)
         timer.start()
         _, status, usage = os.wait4(process.pid, 0)
