@@ -143,6 +143,7 @@ class SymbolicGame:
         self.env_reads_next_outputs = bool(post_out & env_support)
         self._sys_schedule = _schedule(self.bdd, self.sys_parts, post_out)
         self._env_schedule = _schedule(self.bdd, self.env_parts, post_in)
+        self._env_negated = [~part for part in self.env_parts]
 
     @property
     def env_trans(self) -> Function:
@@ -221,9 +222,10 @@ class SymbolicGame:
         result = self.sys_exists(paths)
         if not self.env_parts:
             return self.forall(self.post_in, result)
-        for part, qvars in zip(self.env_parts, self._env_schedule):
-            result = cudd.or_forall(~part, result, qvars) if qvars else ~part | result
-        return self.forall(self.post_in, result)
+        # the schedule quantifies every next input (those no cluster mentions with the first)
+        for negated, qvars in zip(self._env_negated, self._env_schedule):
+            result = cudd.or_forall(negated, result, qvars) if qvars else negated | result
+        return result
 
     def cpre_states(self, target: Function) -> Function:
         return self.cpre(self.prime(target))
