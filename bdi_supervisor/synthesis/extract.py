@@ -14,8 +14,13 @@ smallest output the positional strategy allows, so the result is deterministic f
 declaration order. After a transition, the goal index moves past every goal the transition
 satisfies (slugs' stuttering avoidance); the state's ``rank`` is the goal it pursues.
 
-The loops here run over explicit strategy states (they are the output), never inside the
-fixpoint computation.
+How: the states are expanded one breadth-first layer at a time. For a layer, the positional
+strategy of each goal is computed on that layer's states only (small BDDs, the safety relation
+conjoined cluster by cluster), then each state's moves are read from one walk of that BDD with
+the state's valuation fixed: a path gives a cube of next inputs and outputs, the smallest output
+per input is picked from the cubes, the goal advance is a point evaluation. No BDD is built per
+state and no loop runs over valuations other than the strategy's own states and transitions;
+nothing here runs inside the fixpoint computation.
 """
 
 from __future__ import annotations
