@@ -1,12 +1,13 @@
 """Synthesis benchmark: ours against slugs (when a ``slugs`` executable is on PATH) or omega.
 
-    python bench/synthesis/run.py [--missions A,B] [--configs oS,eFP] [--reference]
-                                  [--repeat N] [--timeout S] [--results FILE] [--slugs PATH]
+    python bench/synthesis/run.py [--missions A,B] [--configs oS,eFP] [--reference] [--quick]
+                                  [--exclude TEXT] [--repeat N] [--timeout S] [--results FILE]
+                                  [--fresh] [--slugs PATH]
 
 Specs: every shipped mission (``config/missions``) in every configuration (``o``ne-hot /
 ``e``numerated × ``S``ystem-goal / ``F``air-outcome × pending ``P`` or not: ``oS oSP oF oFP eS
 eSP eF eFP``), selectable with ``--missions`` and ``--configs``; ``--reference`` adds the
-reference slugs examples.
+reference slugs examples; ``--quick`` is ``--configs oSP --reference``.
 
 **With slugs** (``slugs`` on PATH, or ``--slugs PATH``; build it yourself from its sources,
 nothing here ships or builds it): per spec, ``--repeat`` rounds, each running in turn our
@@ -43,12 +44,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "test"))  # reference_data: where the reference inputs are
+
+from reference_data import REFERENCE  # noqa: E402
 
 from bdi_supervisor.mission import load_mission  # noqa: E402
 from bdi_supervisor.spec.generate import generate_spec  # noqa: E402
 from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402
 
-REFERENCE = ROOT.parent / "shared" / "reference"
 ENCODINGS = {"o": "one-hot", "e": "enumerated"}
 LIVENESS = {"S": "system-goal", "F": "fair-outcome"}
 CONFIGS = [e + lv + p for e in "oe" for lv in "SF" for p in ("", "P")]
@@ -275,6 +278,12 @@ def main() -> int:
     parser.add_argument("--configs", default=",".join(CONFIGS),
                         help=f"comma-separated configurations (default: {','.join(CONFIGS)})")
     parser.add_argument("--reference", action="store_true", help="add the reference slugs specs")
+    parser.add_argument("--quick", action="store_true",
+                        help="one-hot System-Goal + pending only, plus the reference specs")
+    parser.add_argument("--exclude", action="append", default=[], metavar="TEXT",
+                        help="skip specs whose name contains TEXT (repeatable)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="accepted for compatibility: the table is always Markdown")
     parser.add_argument("--repeat", type=int, default=3, help="rounds per spec (default 3)")
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds before a run counts as >T (default 300)")
@@ -283,7 +292,7 @@ def main() -> int:
                         help="JSON lines file of finished specs (resumable)")
     parser.add_argument("--fresh", action="store_true", help="forget earlier results first")
     args = parser.parse_args()
-    configs = [c for c in args.configs.split(",") if c]
+    configs = ["oSP"] if args.quick else [c for c in args.configs.split(",") if c]
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; expected {CONFIGS}")
@@ -303,7 +312,9 @@ def main() -> int:
             row = json.loads(line)
             done[(row["spec"], row["peer"])] = row
     rows = []
-    for name, spec in specs(missions, configs, args.reference):
+    for name, spec in specs(missions, configs, args.reference or args.quick):
+        if any(text in name for text in args.exclude):
+            continue
         row = done.get((name, peer))
         if row is None:
             print(f"{name} …", file=sys.stderr, flush=True)
