@@ -2,7 +2,7 @@
 
     python bench/synthesis/run.py [--missions A,B] [--configs oS,eFP] [--reference] [--quick]
                                   [--exclude TEXT] [--repeat N] [--timeout S] [--results FILE]
-                                  [--fresh] [--slugs PATH]
+                                  [--fresh] [--slugs PATH] [--summary] [--table-only]
 
 Specs: every shipped mission (``config/missions``) in every configuration (``o``ne-hot /
 ``e``numerated × ``S``ystem-goal / ``F``air-outcome × pending ``P`` or not: ``oS oSP oF oFP eS
@@ -25,7 +25,10 @@ tests' oracle does).
 
 ``--results FILE`` (default ``out/bench/synthesis.jsonl``) keeps one JSON line per finished
 spec; a rerun skips the specs already there (delete the file, or pass ``--fresh``, to measure
-again), so a long run can be stopped and resumed. The table is printed from the file at the end.
+again), so a long run can be stopped and resumed. The table is printed from the file at the end;
+``--table-only`` prints it without measuring the specs not yet there, ``--summary`` adds the
+compact table of the specs that take slugs at least 0.1 s (the README's) with the ones where
+ours is above 1.0×.
 """
 
 from __future__ import annotations
@@ -257,6 +260,44 @@ def slugs_table(rows: list[dict], timeout: float) -> tuple[list[str], int]:
     return lines, disagreements
 
 
+def slugs_summary(rows: list[dict], timeout: float, floor: float = 0.1) -> list[str]:
+    """The specs that take slugs at least ``floor`` seconds (whole process, realizability or with
+    the strategy): ours and slugs side by side, the ratios, and how many ours wins."""
+    lines = [
+        f"Specs where slugs takes ≥ {floor} s (whole-process medians, seconds; ratio = ours/slugs):",
+        "",
+        "| spec | slugs | ours | ratio | slugs +x | ours +x | ratio +x | peak RSS MiB ours/slugs |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    counted = within = within_x = 0
+    worst: list[tuple[float, str]] = []
+    for row in rows:
+        r = row["runs"]
+        walls = {mode: _median(r[mode], "wall") for mode in MODES}
+        slow = [walls[m] for m in ("slugs", "slugs+x")]
+        if all(w is not None and w < floor for w in slow):
+            continue
+        counted += 1
+        ratios = []
+        for ours_mode, peer_mode in (("ours", "slugs"), ("ours+x", "slugs+x")):
+            a, b = walls[ours_mode], walls[peer_mode]
+            ratios.append(None if a is None else 0.0 if b is None else a / b)
+        within += ratios[0] is not None and ratios[0] <= 1.0
+        within_x += ratios[1] is not None and ratios[1] <= 1.0
+        worst += [(x, row["spec"]) for x in ratios if x is not None and x > 1.0]
+        rss = {mode: max((x["rss_mib"] for x in r[mode]), default=0) for mode in MODES}
+        lines.append("| " + " | ".join([
+            row["spec"], _seconds(walls["slugs"], timeout), _seconds(walls["ours"], timeout),
+            _ratio(walls["ours"], walls["slugs"]), _seconds(walls["slugs+x"], timeout),
+            _seconds(walls["ours+x"], timeout), _ratio(walls["ours+x"], walls["slugs+x"]),
+            f"{max(rss['ours'], rss['ours+x']):.0f}/{max(rss['slugs'], rss['slugs+x']):.0f}",
+        ]) + " |")
+    above = sorted({spec for _, spec in worst})
+    lines += ["", f"{counted} such specs: ours ≤ 1.0× slugs on {within} for realizability and on "
+                  f"{within_x} with the strategy; above 1.0×: {', '.join(above) or 'none'}"]
+    return lines
+
+
 def omega_table(rows: list[dict]) -> tuple[list[str], int]:
     lines = ["| spec | realizable | ours s | omega s | ours/omega |", "|---|---|---|---|---|"]
     disagreements = 0
@@ -284,6 +325,11 @@ def main() -> int:
                         help="skip specs whose name contains TEXT (repeatable)")
     parser.add_argument("--markdown", action="store_true",
                         help="accepted for compatibility: the table is always Markdown")
+    parser.add_argument("--summary", action="store_true",
+                        help="with slugs: also the compact table of the specs that take slugs "
+                             "≥ 0.1 s, and which of them ours does not win")
+    parser.add_argument("--table-only", action="store_true",
+                        help="print the tables from --results without measuring anything new")
     parser.add_argument("--repeat", type=int, default=3, help="rounds per spec (default 3)")
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds before a run counts as >T (default 300)")
@@ -316,6 +362,8 @@ def main() -> int:
         if any(text in name for text in args.exclude):
             continue
         row = done.get((name, peer))
+        if row is None and args.table_only:
+            continue
         if row is None:
             print(f"{name} …", file=sys.stderr, flush=True)
             row = (measure_with_slugs(name, spec, executable, args.repeat, args.timeout)
@@ -325,6 +373,8 @@ def main() -> int:
         rows.append(row)
     lines, disagreements = (slugs_table(rows, args.timeout) if executable else omega_table(rows))
     print("\n".join(lines))
+    if args.summary and executable:
+        print("\n" + "\n".join(slugs_summary(rows, args.timeout)))
     print(f"\n{len(rows)} specs, {disagreements} disagreements; results in {results}")
     return 1 if disagreements else 0
 

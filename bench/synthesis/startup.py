@@ -4,8 +4,10 @@
 
 Runs ``python -c pass``, ``python -m bdi_supervisor --help`` and ``python -m bdi_supervisor
 solve SPEC --json`` alternately ``--repeat`` times (default 15) in fresh interpreters and prints
-the median wall and CPU (user + system) time of each and its ratio to the bare interpreter.
-CPU time is the steadier figure on a loaded machine. The default spec is the coffee mission in
+the median wall and CPU (user + system) time of each, its ratio to the bare interpreter and
+its peak RSS. CPU time is the steadier figure on a loaded machine. When a ``slugs`` executable
+is on PATH (or given with ``--slugs``), ``slugs SPEC.slugsin`` on the same spec is measured in
+the same rounds, for scale. The default spec is the coffee mission in
 its one-hot system-goal configuration. The children run with bytecode caching on (a set
 ``PYTHONDONTWRITEBYTECODE`` would make every run compile every module) after one warm-up round.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -23,6 +25,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402
 
 
 def _child_env() -> dict[str, str]:
@@ -33,16 +38,19 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _measure(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``command`` (which must succeed)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _measure(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one run of ``command``
+    (which must succeed)."""
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr.decode()}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    error = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed:\n{error}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def _small_spec(folder: Path) -> Path:
@@ -59,6 +67,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--spec", help="the small spec to solve (default: coffee one-hot S)")
+    parser.add_argument("--slugs", help="the slugs executable (default: slugs on PATH)")
     args = parser.parse_args()
     env = _child_env()
     with tempfile.TemporaryDirectory() as folder:
@@ -69,23 +78,27 @@ def main() -> int:
             "bdi-supervisor solve --json": [sys.executable, "-m", "bdi_supervisor", "solve",
                                             str(spec), "--json"],
         }
+        slugs = args.slugs or shutil.which("slugs")
+        if slugs:
+            slugsin = Path(folder) / "small.slugsin"
+            slugsin.write_text(format_spec(load_spec(spec), "slugsin"))
+            commands["slugs (peer)"] = [slugs, str(slugsin)]
         for command in commands.values():  # warm-up: bytecode caches written
             _measure(command, env)
-        walls: dict[str, list[float]] = {name: [] for name in commands}
-        cpus: dict[str, list[float]] = {name: [] for name in commands}
+        runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeat):
             for name, command in commands.items():
-                wall, cpu = _measure(command, env)
-                walls[name].append(wall)
-                cpus[name].append(cpu)
-    base_wall = statistics.median(walls["python -c pass"])
-    base_cpu = statistics.median(cpus["python -c pass"])
-    print(f"| command | wall ms (median of {args.repeat}) | × bare | CPU ms | × bare |")
-    print("|---|---|---|---|---|")
-    for name in commands:
-        wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
+                runs[name].append(_measure(command, env))
+    base_wall, base_cpu = (statistics.median(r[i] for r in runs["python -c pass"])
+                           for i in (0, 1))
+    print(f"| command | wall ms (median of {args.repeat}) | × bare | CPU ms | × bare | "
+          "peak RSS MiB |")
+    print("|---|---|---|---|---|---|")
+    for name, measured in runs.items():
+        wall, cpu = (statistics.median(r[i] for r in measured) for i in (0, 1))
+        rss = max(r[2] for r in measured)
         print(f"| `{name}` | {wall * 1000:.0f} | {wall / base_wall:.2f} | {cpu * 1000:.0f} | "
-              f"{cpu / base_cpu:.2f} |")
+              f"{cpu / base_cpu:.2f} | {rss:.0f} |")
     return 0
 
 
