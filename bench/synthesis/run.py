@@ -150,11 +150,11 @@ def slugs(executable: str, slugsin: Path, extract: bool, timeout: float) -> dict
     elif extract and run["code"] == 0 and strategy.exists():
         verdict = True  # with an output file slugs prints the strategy there, no verdict line
     states = None
-    if extract and verdict and strategy.exists():
+    if run["wall"] is None:  # killed at the timeout: its output may be cut off anywhere
+        verdict = None
+    elif extract and verdict and strategy.exists():
         states = len(json.loads(strategy.read_text())["nodes"])
     strategy.unlink(missing_ok=True)
-    if run["wall"] is None:
-        verdict = None
     return {**_public(run), "in_process": run["wall"], "realizable": verdict, "states": states}
 
 
