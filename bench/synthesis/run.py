@@ -211,6 +211,12 @@ def _median(runs: list[dict], key: str) -> float | None:
     return statistics.median(values)
 
 
+def _peak_rss(runs: dict[str, list[dict]]) -> str:
+    """Peak RSS (MiB) of ours and of slugs over all their runs of a spec, "ours/slugs"."""
+    peak = {mode: max((x["rss_mib"] for x in runs[mode]), default=0) for mode in MODES}
+    return f"{max(peak['ours'], peak['ours+x']):.0f}/{max(peak['slugs'], peak['slugs+x']):.0f}"
+
+
 def _seconds(value: float | None, timeout: float) -> str:
     return f">{timeout:.0f}" if value is None else f"{value:.3f}"
 
@@ -244,7 +250,6 @@ def slugs_table(rows: list[dict], timeout: float) -> tuple[list[str], int]:
                                      or states["ours+x"] == states["slugs+x"])
         disagreements += not agree
         m = {mode: (_median(r[mode], "wall"), _median(r[mode], "in_process")) for mode in MODES}
-        rss = {mode: max((x["rss_mib"] for x in r[mode]), default=0) for mode in MODES}
         verdict = "?" if not known else str(known.pop()) if len(known) == 1 else "MISMATCH"
         lines.append("| " + " | ".join([
             row["spec"], verdict + ("" if agree else " (DISAGREE)"),
@@ -255,7 +260,7 @@ def slugs_table(rows: list[dict], timeout: float) -> tuple[list[str], int]:
             _seconds(m["ours+x"][0], timeout), _seconds(m["ours+x"][1], timeout),
             _seconds(m["slugs+x"][0], timeout),
             _ratio(m["ours+x"][0], m["slugs+x"][0]), _ratio(m["ours+x"][1], m["slugs+x"][0]),
-            f"{max(rss['ours'], rss['ours+x']):.0f}/{max(rss['slugs'], rss['slugs+x']):.0f}",
+            _peak_rss(r),
         ]) + " |")
     return lines, disagreements
 
@@ -271,6 +276,7 @@ def slugs_summary(rows: list[dict], timeout: float, floor: float = 0.1) -> list[
     ]
     counted = within = within_x = 0
     worst: list[tuple[float, str]] = []
+    undecided: list[str] = []  # ours past the timeout
     for row in rows:
         r = row["runs"]
         walls = {mode: _median(r[mode], "wall") for mode in MODES}
@@ -285,16 +291,18 @@ def slugs_summary(rows: list[dict], timeout: float, floor: float = 0.1) -> list[
         within += ratios[0] is not None and ratios[0] <= 1.0
         within_x += ratios[1] is not None and ratios[1] <= 1.0
         worst += [(x, row["spec"]) for x in ratios if x is not None and x > 1.0]
-        rss = {mode: max((x["rss_mib"] for x in r[mode]), default=0) for mode in MODES}
+        if None in ratios:
+            undecided.append(row["spec"])
         lines.append("| " + " | ".join([
             row["spec"], _seconds(walls["slugs"], timeout), _seconds(walls["ours"], timeout),
             _ratio(walls["ours"], walls["slugs"]), _seconds(walls["slugs+x"], timeout),
             _seconds(walls["ours+x"], timeout), _ratio(walls["ours+x"], walls["slugs+x"]),
-            f"{max(rss['ours'], rss['ours+x']):.0f}/{max(rss['slugs'], rss['slugs+x']):.0f}",
+            _peak_rss(r),
         ]) + " |")
     above = sorted({spec for _, spec in worst})
     lines += ["", f"{counted} such specs: ours ≤ 1.0× slugs on {within} for realizability and on "
-                  f"{within_x} with the strategy; above 1.0×: {', '.join(above) or 'none'}"]
+                  f"{within_x} with the strategy; above 1.0×: {', '.join(above) or 'none'}"
+                  + (f"; ours past the timeout: {', '.join(undecided)}" if undecided else "")]
     return lines
 
 
