@@ -100,14 +100,13 @@ def exit_code(status: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bdi_supervisor.outpaths import check_output_file
-    from bdi_supervisor.spec.io import load_spec, write_text_atomic
-    from bdi_supervisor.synthesis import slugs_json
-    from bdi_supervisor.synthesis import strategy as strategy_io
+    from bdi_supervisor.spec.io import load_spec
     from bdi_supervisor.synthesis.synthesize import synthesize
 
     for option, path in (("--strategy", args.strategy), ("--slugs-json", args.slugs_json)):
         if path:
+            from bdi_supervisor.outpaths import check_output_file
+
             check_output_file(path, f"{option} file")
     spec = load_spec(args.spec)
     options = options_from_args(args)
@@ -124,11 +123,7 @@ def run(args: argparse.Namespace) -> int:
         with solving_status(spec.name) as progress:
             result = synthesize(spec, options, progress=progress)
     if result.strategy is not None:
-        if args.strategy:
-            strategy_io.save(result.strategy, args.strategy)
-        if args.slugs_json:
-            write_text_atomic(args.slugs_json,
-                              json.dumps(slugs_json.to_slugs_json(result.strategy, spec)))
+        _write_strategy_files(result.strategy, spec, args)
     if args.json:
         data = result.to_dict()
         if separation is not None:
@@ -140,6 +135,19 @@ def run(args: argparse.Namespace) -> int:
 
         print_result(result)
     return exit_code(result.status)
+
+
+def _write_strategy_files(strategy, spec, args: argparse.Namespace) -> None:
+    """``--strategy`` and ``--slugs-json`` (their modules are imported only when asked for)."""
+    if args.strategy:
+        from bdi_supervisor.synthesis import strategy as strategy_io
+
+        strategy_io.save(strategy, args.strategy)
+    if args.slugs_json:
+        from bdi_supervisor.spec.io import write_text_atomic
+        from bdi_supervisor.synthesis import slugs_json
+
+        write_text_atomic(args.slugs_json, json.dumps(slugs_json.to_slugs_json(strategy, spec)))
 
 
 def _check_separation(spec, args: argparse.Namespace, options: SynthesisOptions):
