@@ -87,6 +87,26 @@ def test_reorder_threshold_and_no_reordering_agree():
     assert a.strategy.states == b.strategy.states
 
 
+def test_max_growth_reaches_cudd_and_keeps_the_strategy():
+    game = build_game(counter_spec(), max_growth=1.2)
+    assert game.bdd.configure()["max_growth"] == 1.2
+    assert build_game(counter_spec()).bdd.configure()["max_growth"] == 1.05
+    tight = synthesize(counter_spec(), SynthesisOptions())
+    loose = synthesize(counter_spec(), SynthesisOptions(max_growth=1.2))
+    assert tight.realizable and loose.realizable
+    assert tight.strategy.states == loose.strategy.states
+
+
+def test_max_growth_is_validated(tmp_path, capsys):
+    spec = tmp_path / "counter.structuredslugs"
+    spec.write_text("[OUTPUT]\nx\n\n[SYS_LIVENESS]\nx\n")
+    for bad in ("0.5", "nan", "inf"):
+        assert main(["solve", str(spec), "--max-growth", bad]) == 2
+        assert "max_growth" in capsys.readouterr().err
+    assert main(["solve", str(spec), "--max-growth", "1.2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["options"]["max_growth"] == 1.2
+
+
 def test_cli_solve(tmp_path, capsys):
     spec = tmp_path / "counter.structuredslugs"
     spec.write_text("[INPUT]\ngo\n\n[OUTPUT]\nx:0...3\n\n[SYS_INIT]\nx = 0\n\n[SYS_TRANS]\n"

@@ -28,7 +28,9 @@ class SynthesisOptions:
     ``order``: BDD declaration order ``as-written | alphabetic | random`` (``seed`` for random).
     ``reordering``: CUDD's automatic dynamic reordering. ``reorder_threshold``: instead of
     CUDD's own trigger, sift whenever live nodes pass this many between fixpoint steps (then the
-    threshold doubles). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
+    threshold doubles). ``max_growth``: how much CUDD's sifting lets the BDDs grow while it moves a
+    variable (None: :data:`bdi_supervisor.synthesis.symbolic.MAX_GROWTH`, 1.05; CUDD's own
+    default 1.2 is faster on some large specs, see docs/performance.md). ``time_budget`` (seconds) and ``node_budget`` (live nodes) turn a run that
     exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
     outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
     safety region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).
@@ -42,6 +44,7 @@ class SynthesisOptions:
     seed: int = 0
     reordering: bool = True
     reorder_threshold: int | None = None
+    max_growth: float | None = None
     time_budget: float | None = None
     node_budget: int | None = None
     recycling: bool = True
@@ -83,6 +86,10 @@ class SynthesisOptions:
             if value is not None and not positive_finite(value):
                 raise InputError("must be a positive number", file=source, key=f"{key}.{name}",
                                  found=repr(value), expected="a finite number > 0")
+        if self.max_growth is not None and not (positive_finite(self.max_growth)
+                                                and self.max_growth >= 1.0):
+            raise InputError("must be a growth factor", file=source, key=f"{key}.max_growth",
+                             found=repr(self.max_growth), expected="a finite number >= 1.0")
 
 
 @dataclass

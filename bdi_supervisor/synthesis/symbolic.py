@@ -64,7 +64,8 @@ DEFAULT_CLUSTER_NODES = 20000
 #: how much CUDD's sifting lets the BDDs grow while it moves a variable (CUDD's default: 1.2).
 #: Most of a mission's solve is spent in dynamic reordering; a tighter bound makes each
 #: reordering cheaper and, on the shipped missions, the whole solve about a quarter faster
-#: (``bench/synthesis``, docs/performance.md)
+#: (``bench/synthesis``, docs/performance.md); on a few large specs CUDD's 1.2 is much faster
+#: (quadcopter one-hot FP: 91 s against 357 s), so it is an option (``--max-growth``)
 MAX_GROWTH = 1.05
 
 
@@ -501,14 +502,16 @@ def _schedule(bdd: cudd.BDD, parts: list[Function], qvars: set[str]) -> list[lis
 
 def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
                reordering: bool = True, cluster_nodes: int = DEFAULT_CLUSTER_NODES,
-               bdd: cudd.BDD | None = None, check: Check | None = None) -> SymbolicGame:
+               bdd: cudd.BDD | None = None, check: Check | None = None,
+               max_growth: float = MAX_GROWTH) -> SymbolicGame:
     """Declare the bits of ``spec`` in a (fresh) CUDD manager and encode all its sections.
 
-    ``check`` is called before every clause and clustering step (a budget raises there).
+    ``check`` is called before every clause and clustering step (a budget raises there);
+    ``max_growth`` is CUDD's sifting bound (:data:`MAX_GROWTH`).
     """
     if bdd is None:
         bdd = manager(2 * sum(len(bit_names(v)) for v in spec.variables))
-    bdd.configure(reordering=reordering, max_growth=MAX_GROWTH)
+    bdd.configure(reordering=reordering, max_growth=max_growth)
     variables = ordered_variables(spec, order, seed)
     bits: dict[str, list[str]] = {}
     for var in variables:

@@ -26,7 +26,7 @@ from bdi_supervisor.synthesis.result import (
     SynthesisOptions,
     SynthesisResult,
 )
-from bdi_supervisor.synthesis.symbolic import SymbolicGame, build_game
+from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
 
 
 def spec_metrics(spec: GR1Spec) -> Metrics:
@@ -101,7 +101,8 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     try:
         clock.enter("encoding")
         game = build_game(spec, order=options.order, seed=options.seed, reordering=auto,
-                          bdd=bdd, check=lambda: budget.check(bdd))
+                          bdd=bdd, check=lambda: budget.check(bdd),
+                          max_growth=options.max_growth or MAX_GROWTH)
         clock.enter("realizability")
         solution = gr1.Solution(winning=game.true, realizable=False, paths=[])
         gr1.solve(game, recycling=options.recycling, safety_start=options.safety_start,
