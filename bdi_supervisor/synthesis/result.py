@@ -28,14 +28,15 @@ class SynthesisOptions:
     ``order``: BDD declaration order ``as-written | alphabetic | random`` (``seed`` for random).
     ``reordering``: CUDD's automatic dynamic reordering. ``reorder_threshold``: instead of
     CUDD's own trigger, sift whenever live nodes pass this many between fixpoint steps (then the
-    threshold doubles). ``max_growth``: how much CUDD's sifting lets the BDDs grow while it moves
-    a variable (None: :data:`bdi_supervisor.synthesis.symbolic.MAX_GROWTH`, 1.05; CUDD's own
-    default 1.2 is faster on some large specs, see docs/performance.md). ``time_budget``
-    (seconds) and ``node_budget`` (live nodes) turn a run that exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints from the previous
-    outer pass. ``safety_start``: start the outer and inner greatest fixpoints from the
-    safety region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).
-    ``extract``: build the explicit strategy. ``initial``: ``all`` initial valuations (slugs) or
-    one per initial input (``per-input``). ``max_states`` bounds the explicit strategy (None:
+    threshold doubles). ``max_growth``: how much CUDD's sifting lets the BDDs grow while it
+    moves a variable (None: :data:`bdi_supervisor.synthesis.symbolic.MAX_GROWTH`, 1.05; CUDD's
+    own default 1.2 is faster on some large specs, see docs/performance.md). ``time_budget``
+    (seconds) and ``node_budget`` (live nodes) turn a run that exceeds them into ``INCOMPLETE``.
+    ``recycling``: start inner fixpoints from the previous outer pass. ``safety_start``: start
+    the outer and inner greatest fixpoints from the safety region instead of TRUE (same result,
+    fewer steps; off by default, see docs/synthesis.md). ``extract``: build the explicit
+    strategy. ``initial``: ``all`` initial valuations (slugs) or one per initial input
+    (``per-input``). ``max_states`` bounds the explicit strategy (None:
     :data:`DEFAULT_MAX_STATES`; its transitions are bounded too, and a predicate with more
     valuations than allowed stops the extraction before they are enumerated).
     """
