@@ -113,6 +113,8 @@ def solver_options(mission_options: Any, base: SynthesisOptions | None = None) -
     options.reordering = bool(mission_options.reordering) and options.reordering
     if mission_options.reordering_threshold is not None and options.reorder_threshold is None:
         options.reorder_threshold = mission_options.reordering_threshold
+    if mission_options.max_growth is not None and options.max_growth is None:
+        options.max_growth = float(mission_options.max_growth)
     if mission_options.time_budget_s is not None and options.time_budget is None:
         options.time_budget = mission_options.time_budget_s
     if mission_options.node_budget is not None and options.node_budget is None:

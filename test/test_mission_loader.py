@@ -68,6 +68,16 @@ def test_options_constraints_and_pass_through(tmp_path):
     assert error.line == 16 and error.key == "runner.kind"
 
 
+def test_max_growth_reaches_the_solver_options(tmp_path):
+    from bdi_supervisor.pipeline import solver_options
+
+    mission = load_mission(_write(tmp_path, GOOD.replace("  time_budget_s: 30",
+                                                         "  max_growth: 1.2")))
+    assert mission.synthesis.max_growth == 1.2
+    assert solver_options(mission.synthesis).max_growth == 1.2
+    assert solver_options(load_mission(_write(tmp_path, GOOD)).synthesis).max_growth is None
+
+
 @pytest.mark.parametrize("old, new, message, line", [
     ("runner: {kind: embedded}", "runner: [embedded]", "wrong type", 16),
     ("  pending: false", "  pending: maybe", "wrong type", 12),
@@ -78,6 +88,8 @@ def test_options_constraints_and_pass_through(tmp_path):
     ("catalog: cat.yaml", "catalog: missing.yaml", "file not found", 1),
     ("  sys_safety:", "  sys_trans:", "unknown key", 6),
     ("  time_budget_s: 30", "  time_budget_s: -1", "must be positive", 15),
+    ("  time_budget_s: 30", "  max_growth: 0.9", "must be a growth factor", 15),
+    ("  time_budget_s: 30", "  max_growth: fast", "wrong type", 15),
 ])
 def test_bad_missions_are_located(tmp_path, old, new, message, line):
     assert old in GOOD

@@ -16,7 +16,8 @@ Schema (every key optional except ``catalog``; unknown keys are errors)::
         - {name: no-idle, formula: "..."} # a name becomes the clause's comment
     synthesis: {encoding: one-hot, liveness: system-goal, pending: true,
                 declaration_order: alphabetic, seed: 0, reordering: true,
-                reordering_threshold: null, time_budget_s: null, node_budget: null}
+                reordering_threshold: null, max_growth: null, time_budget_s: null,
+                node_budget: null}
     hypotheses: {...}   properties: {...}   runner: {...}   adapters: {...}   audit: {...}
     well_separation: {...}   # bdi_supervisor.separation.stage
 
@@ -53,7 +54,7 @@ TOP_KEYS = ("name", "description", "catalog", "mappings", "request", "constraint
             *PASS_THROUGH)
 REQUEST_KEYS = ("initial_conditions", "goals", "sm_outcomes")
 SYNTHESIS_KEYS = ("encoding", "liveness", "pending", "declaration_order", "seed", "reordering",
-                  "reordering_threshold", "time_budget_s", "node_budget")
+                  "reordering_threshold", "max_growth", "time_budget_s", "node_budget")
 
 
 def _formula(doc: YamlDoc, value: Any, path: KeyPath) -> MissionFormula:
@@ -121,6 +122,11 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
             doc.expect(item, bool, where, "true or false")
         elif key == "seed":
             doc.expect(item, int, where, "an integer")
+        elif key == "max_growth" and item is not None:
+            doc.expect(item, (int, float), where, "a growth factor >= 1.0 or null")
+            if not (positive_finite(item) and item >= 1.0):
+                raise doc.error("must be a growth factor", where, found=repr(item),
+                                expected="a finite number >= 1.0 or null")
         elif item is not None:
             kind = (int, float) if key == "time_budget_s" else int
             doc.expect(item, kind, where, "a positive number or null")

@@ -35,7 +35,8 @@ class SynthesisOptions:
     declared variables — ``alphabetic`` (the reference's sorted order, default), ``as-written``
     (catalog order) or ``random`` (permuted by ``seed``; for ordering benchmarks).
     ``reordering``: CUDD dynamic variable reordering on/off; ``reordering_threshold``: node count
-    that triggers the first reordering (``None`` = CUDD's default). ``time_budget_s`` and
+    that triggers the first reordering (``None`` = CUDD's default). ``max_growth``: CUDD's sifting
+    bound (``None`` = the solver's default, 1.05; 1.2 suits some large specs). ``time_budget_s`` and
     ``node_budget``: limits for synthesis (``None`` = unlimited).
     """
 
@@ -46,6 +47,7 @@ class SynthesisOptions:
     seed: int = 0
     reordering: bool = True
     reordering_threshold: int | None = None
+    max_growth: float | None = None
     time_budget_s: float | None = None
     node_budget: int | None = None
 
