@@ -35,13 +35,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -49,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))  # reference_data: where the reference inputs are
 
+from processes import run_process  # noqa: E402
 from reference_data import REFERENCE  # noqa: E402
 
 from bdi_supervisor.mission import load_mission  # noqa: E402
@@ -78,37 +76,6 @@ def specs(missions: list[str] | None, configs: list[str], reference: bool):
 
 
 # ---------------------------------------------------------------- one measured process
-
-
-def _child_env() -> dict[str, str]:
-    """This checkout first on the path, bytecode caching on (as an installed package has it)."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env
-
-
-def run_process(command: list[str], timeout: float) -> dict:
-    """Run ``command``; its wall and CPU seconds, peak RSS (MiB), exit code and output
-    (``None`` wall time when it ran past ``timeout`` and was killed)."""
-    with tempfile.TemporaryFile() as out:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                   env=_child_env())
-        timer = threading.Timer(timeout, process.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode(errors="replace")
-    killed = process.returncode < 0
-    return {"wall": None if killed else wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss_mib": usage.ru_maxrss / 1024, "code": process.returncode, "output": text}
 
 
 def ours(spec_path: Path, extract: bool, timeout: float) -> dict:

@@ -15,42 +15,28 @@ its one-hot system-goal configuration. The children run with bytecode caching on
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from processes import child_env, run_process  # noqa: E402
+
 from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402
 
 
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(
-        os.pathsep) if p])
-    return env
-
-
-def _measure(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+def _measure(command: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one run of ``command``
     (which must succeed)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    error = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed:\n{error}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    run = run_process(command)
+    if run["code"] not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed:\n{run['output']}")
+    return run["wall"], run["cpu"], run["rss_mib"]
 
 
 def _small_spec(folder: Path) -> Path:
@@ -58,7 +44,7 @@ def _small_spec(folder: Path) -> Path:
     subprocess.run([sys.executable, "-m", "bdi_supervisor", "spec",
                     str(ROOT / "config" / "missions" / "coffee.yaml"), "--encoding", "one-hot",
                     "--liveness", "system-goal", "--no-pending", "-o", str(path)],
-                   env=_child_env(), check=True)
+                   env=child_env(), check=True)
     return path
 
 
@@ -69,7 +55,6 @@ def main() -> int:
     parser.add_argument("--spec", help="the small spec to solve (default: coffee one-hot S)")
     parser.add_argument("--slugs", help="the slugs executable (default: slugs on PATH)")
     args = parser.parse_args()
-    env = _child_env()
     with tempfile.TemporaryDirectory() as folder:
         spec = Path(args.spec) if args.spec else _small_spec(Path(folder))
         commands = {
@@ -84,11 +69,11 @@ def main() -> int:
             slugsin.write_text(format_spec(load_spec(spec), "slugsin"))
             commands["slugs (peer)"] = [slugs, str(slugsin)]
         for command in commands.values():  # warm-up: bytecode caches written
-            _measure(command, env)
+            _measure(command)
         runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeat):
             for name, command in commands.items():
-                runs[name].append(_measure(command, env))
+                runs[name].append(_measure(command))
     base_wall, base_cpu = (statistics.median(r[i] for r in runs["python -c pass"])
                            for i in (0, 1))
     print(f"| command | wall ms (median of {args.repeat}) | × bare | CPU ms | × bare | "
