@@ -106,13 +106,12 @@ def exit_code(status: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_supervisor.outpaths import check_output_file  # spec.io imports it anyway
     from bdi_supervisor.spec.io import load_spec
     from bdi_supervisor.synthesis.synthesize import synthesize
 
     for option, path in (("--strategy", args.strategy), ("--slugs-json", args.slugs_json)):
         if path:
-            from bdi_supervisor.outpaths import check_output_file
-
             check_output_file(path, f"{option} file")
     spec = load_spec(args.spec)
     options = options_from_args(args)
