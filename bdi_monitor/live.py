@@ -14,9 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from bdi_monitor.monitor import Change, Monitor, parse_line
+from bdi_supervisor.common import PropertyValue
 from bdi_supervisor.display import print_table
 
-STYLE = {"true": "green", "false": "red", "inconclusive": "yellow", "out_of_model": "magenta"}
+STYLE = {PropertyValue.TRUE: "green", PropertyValue.FALSE: "red",
+         PropertyValue.INCONCLUSIVE: "yellow", PropertyValue.OUT_OF_MODEL: "magenta"}
 #: verdict changes listed in a report from the start and from the end of a run; the others are
 #: counted (a replay of a long log summarises its changes instead of listing megabytes)
 LISTED_CHANGES = 100
@@ -133,7 +135,7 @@ def verdict_table(monitor: Monitor, changes: list[tuple[Change, int | None]]) ->
             change, step = last[prop.name]
             changed = f"seq {change.seq}" + (f" (step {step})" if step is not None else "")
         table.add_row(prop.name, prop.text,
-                      Text("YES" if lv.value == "true" else "NO", STYLE[lv.value]),
+                      Text("YES" if lv.value == PropertyValue.TRUE else "NO", STYLE[lv.value]),
                       Text(value, STYLE.get(value, "")), changed,
                       f"{holds_in[prop.name]} / {worlds}")
     return table

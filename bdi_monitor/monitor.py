@@ -37,6 +37,7 @@ from typing import Any
 
 from bdi_monitor.mission_model import LaunchResult, MissionModel, ModelChecker
 from bdi_monitor.verdict import Verdict
+from bdi_supervisor.common import PropertyValue
 from bdi_supervisor.limits import MAX_DATA_DEPTH, MAX_RECORD_BYTES, excerpt
 from bdi_supervisor.yamlsource import json_depth
 
@@ -79,9 +80,9 @@ class Monitor:
             row = []
             for table in tables:
                 holding = table[q]
-                row.append("out_of_model" if not consistent else
-                           "true" if holding == consistent else
-                           "false" if not holding else "inconclusive")
+                row.append(PropertyValue.OUT_OF_MODEL if not consistent else
+                           PropertyValue.TRUE if holding == consistent else
+                           PropertyValue.FALSE if not holding else PropertyValue.INCONCLUSIVE)
             self.values.append(tuple(row))
         self._machine_states = {s.name: s for s in model.machine.states}
         self.counts: Counter[str] = Counter()
@@ -108,7 +109,7 @@ class Monitor:
                 message = (f"NO: counterexample with {len(r.certificate.obligations)} "
                            "obligations")
                 evidence["counterexample"] = r.certificate.render(self.checker.actual)
-            result.append(Verdict(r.property.name, "true" if r.holds else "false", message,
+            result.append(Verdict(r.property.name, PropertyValue.TRUE if r.holds else PropertyValue.FALSE, message,
                                   evidence))
         return result
 
@@ -312,12 +313,12 @@ class Monitor:
         self.counts["unknown_state" if unknown else "out_of_model"] += 1
         self.q = self.model.sink
         self.reason = reason
-        self._set(("out_of_model",) * len(self.names), seq, event, reason)
+        self._set((PropertyValue.OUT_OF_MODEL,) * len(self.names), seq, event, reason)
 
     def _lose(self, reason: str) -> None:
         self.lost = True
         self.reason = f"lost track: {reason}"
-        self._set(("inconclusive",) * len(self.names), self.last_seq, "gap", self.reason)
+        self._set((PropertyValue.INCONCLUSIVE,) * len(self.names), self.last_seq, "gap", self.reason)
 
     def _malformed(self, reason: str) -> None:
         self.counts["malformed"] += 1
@@ -335,9 +336,9 @@ class Monitor:
         return "-" if position is None else self.model.positions[position].name
 
     def _message(self, value: str) -> str:
-        if value == "inconclusive" and not self.lost:
+        if value == PropertyValue.INCONCLUSIVE and not self.lost:
             return "worlds consistent so far disagree"
-        return self.reason if value in ("out_of_model", "inconclusive") else value
+        return self.reason if value in (PropertyValue.OUT_OF_MODEL, PropertyValue.INCONCLUSIVE) else value
 
 
 def parse_line(line: str | bytes | None) -> tuple[Any, str | None]:

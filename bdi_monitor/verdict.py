@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bdi_supervisor.common import PropertyValue
+
 #: runtime verdict values
-VALUES = ("true", "false", "inconclusive", "out_of_model")
+VALUES = tuple(PropertyValue)
 
 
 @dataclass(frozen=True)

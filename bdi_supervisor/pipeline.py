@@ -28,22 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability, StageStatus
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.spec.io import format_spec
 from bdi_supervisor.synthesis.result import (
-    REALIZABLE,
-    UNREALIZABLE,
     SynthesisOptions,
     SynthesisResult,
 )
 
 if TYPE_CHECKING:
     from bdi_supervisor.synthesis.strategy import Strategy
-
-OK = "OK"
-
 
 @dataclass
 class StageRecord:
@@ -81,8 +77,8 @@ class PipelineRun:
         return all(s.ok for s in self.stages)
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.ok else ExitCode.NEGATIVE
 
     def write(self, name: str, text: str) -> str | None:
         if self.out_dir is None:
@@ -132,7 +128,7 @@ def stage_spec(run: PipelineRun) -> StageRecord:
     run.spec = generate_spec(run.mission, **run.overrides)
     files = [run.write(f"{run.mission.name}.{kind}", format_spec(run.spec, kind))
              for kind in ("structuredslugs", "slugsin")]
-    return StageRecord("spec", OK, record=run.spec.counts(), files=[f for f in files if f])
+    return StageRecord("spec", StageStatus.OK, record=run.spec.counts(), files=[f for f in files if f])
 
 
 def stage_well_separation(run: PipelineRun) -> StageRecord:
@@ -167,7 +163,7 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
         strategy_io.save(result.strategy, path)
         files.append(str(path))
     return StageRecord("synthesis", result.status, record=result.to_dict(), files=files,
-                       blocking=True, ok=result.status == REALIZABLE)
+                       blocking=True, ok=result.status == Realizability.REALIZABLE)
 
 
 def stage_audit(run: PipelineRun) -> StageRecord:
@@ -182,8 +178,8 @@ def stage_audit(run: PipelineRun) -> StageRecord:
         status = stages.raw_audit.verdict
     else:
         failed = [r.verdict for r in (stages.raw_audit, stages.reduced_audit)
-                  if r.verdict != "PASS"]
-        status = failed[0] if failed else "PASS"
+                  if r.verdict != AuditVerdict.PASS]
+        status = failed[0] if failed else AuditVerdict.PASS
     return StageRecord("audit", status, record=stages.summary(),
                        files=[str(p) for p in stages.files.values()], blocking=True,
                        ok=stages.deployable)
@@ -207,7 +203,7 @@ def stage_realize(run: PipelineRun) -> StageRecord:
         return StageRecord("realize", "FAILED", record={"error": error.describe()},
                            blocking=True, ok=False)
     run.artifacts["realization"] = realization
-    return StageRecord("realize", OK, record=realization.record(),
+    return StageRecord("realize", StageStatus.OK, record=realization.record(),
                        files=[str(folder)] if folder is not None else [])
 
 
@@ -394,6 +390,6 @@ def load_folder(folder: Path, mission: Any) -> Prepared:
     return Prepared(raw, reduced, machine, counts, audit, str(folder), warnings)
 
 
-__all__ = ["OK", "REALIZABLE", "STAGES", "UNREALIZABLE", "PipelineRun", "Prepared", "StageRecord",
+__all__ = ["STAGES", "PipelineRun", "Prepared", "StageRecord",
            "load_folder", "prepare", "prepared_from", "run", "stage_audit", "stage_realize",
            "stage_spec", "stage_synthesis"]

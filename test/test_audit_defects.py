@@ -5,7 +5,7 @@ import json
 import pytest
 from _audit_builders import COFFEE, coffee_strategy, enumerated, make_catalog, one_hot
 
-from bdi_supervisor.audit import FAIL, INCOMPLETE, PASS, AuditOptions, audit, infer_encoding
+from bdi_supervisor.audit import AuditOptions, audit, infer_encoding
 from bdi_supervisor.audit.protocol import ProtocolView
 from bdi_supervisor.audit.record import (
     BOUNDED_FAILURE_VIOLATION,
@@ -14,6 +14,7 @@ from bdi_supervisor.audit.record import (
     GOAL_UNREACHABLE_TRAP,
     PROTOCOL_VIOLATION,
 )
+from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.reduce import reduce
 from bdi_supervisor.spec.formula import Not, Or, Var
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
@@ -41,7 +42,7 @@ def kinds(record):
 
 def test_coffee_passes_with_recurrence_goal():
     record = audit(coffee_strategy(), COFFEE, ["br_c"])
-    assert record.verdict == PASS and record.complete
+    assert record.verdict == AuditVerdict.PASS and record.complete
     assert record.encoding == "one-hot" and record.mode == "full"
 
 
@@ -49,7 +50,7 @@ def test_mission_passes_and_record_is_json():
     strategy = mission_ok()
     record = audit(strategy, MISSION)  # goals default to the SM outcomes
     assert record.goals == ["finished"]
-    assert record.verdict == PASS, record.to_json()
+    assert record.verdict == AuditVerdict.PASS, record.to_json()
     data = json.loads(record.to_json())
     assert data["verdict"] == "PASS" and data["format"] == "bdi_supervisor/audit"
 
@@ -97,7 +98,7 @@ def test_enumerated_undeclared_outcome_and_start_slot():
         ("completed", "capability=2 finished", [2]),
     ])
     assert infer_encoding(ok) == "enumerated"
-    assert audit(ok, MISSION).verdict == PASS
+    assert audit(ok, MISSION).verdict == AuditVerdict.PASS
     bad = enumerated(MISSION, [
         ("", "capability=2", [1, 2]),
         ("completed", "capability=2 finished", [1]),
@@ -126,7 +127,7 @@ def test_state_without_successor_is_a_deadlock_but_terminal_outcome_is_not():
     assert DEADLOCK in kinds(record)
     assert record.defects[0].states == [1]
     terminal = one_hot(MISSION, [("", "br_a", [1]), ("br_c", "finished", [])])
-    assert audit(terminal, MISSION).verdict == PASS
+    assert audit(terminal, MISSION).verdict == AuditVerdict.PASS
     strict = audit(terminal, MISSION, options=AuditOptions(terminal_outcomes_absorbing=False))
     assert kinds(strict) == [DEADLOCK]
 
@@ -167,7 +168,7 @@ def test_giving_up_after_the_bound_passes():
     ])
     record = audit(strategy, catalog)
     assert BOUNDED_FAILURE_VIOLATION not in kinds(record)
-    assert record.verdict == PASS
+    assert record.verdict == AuditVerdict.PASS
 
 
 def test_failure_streak_reset_by_another_capability():
@@ -181,7 +182,7 @@ def test_failure_streak_reset_by_another_capability():
         ("bd_f", "gr_a gr_p", [1, 2]),
     ])
     record = audit(alternating, catalog)
-    assert record.verdict == PASS, record.to_json()
+    assert record.verdict == AuditVerdict.PASS, record.to_json()
     # immediate retry instead: the second failure breaks bound 1
     retry = one_hot(catalog, [("", "gr_a gr_p", [1, 2]), ("gr_c", "finished", []),
                               ("gr_f", "gr_a gr_p", [1, 2])])
@@ -192,18 +193,18 @@ def test_product_budget_gives_incomplete_not_pass():
     strategy = one_hot(RETRY, [("", "gr_a gr_p", [1, 2]), ("gr_c", "finished", []),
                                ("gr_f", "gr_a gr_p", [1, 2])])
     record = audit(strategy, RETRY, options=AuditOptions(max_product_states=1))
-    assert record.verdict == INCOMPLETE and not record.complete
+    assert record.verdict == AuditVerdict.INCOMPLETE and not record.complete
     assert "product states" in record.incomplete_reason
 
 
 def test_time_budget_gives_incomplete():
     record = audit(coffee_strategy(), COFFEE, ["br_c"], AuditOptions(time_budget_s=0.0))
-    assert record.verdict == INCOMPLETE
+    assert record.verdict == AuditVerdict.INCOMPLETE
 
 
 def test_no_goal_is_incomplete():
     record = audit(coffee_strategy(), COFFEE)
-    assert record.verdict == INCOMPLETE and "no goal" in record.incomplete_reason
+    assert record.verdict == AuditVerdict.INCOMPLETE and "no goal" in record.incomplete_reason
 
 
 # ------------------------------------------------------------------ traps
@@ -288,11 +289,11 @@ def _retry_strategy():
 def test_retry_loop_is_fair_only_without_assumptions():
     strategy = _retry_strategy()
     unconstrained = audit(strategy, MISSION)
-    assert unconstrained.verdict == PASS  # a warning, not a defect, by default
+    assert unconstrained.verdict == AuditVerdict.PASS  # a warning, not a defect, by default
     assert unconstrained.warning_kinds == [ENVIRONMENT_SUSTAINED_LIVELOCK]
     assert sorted(tuple(w.states) for w in unconstrained.warnings) == [(3,), (5,)]
     fair = audit(strategy, MISSION, options=AuditOptions(env_liveness=[FAIR_GR, FAIR_BD]))
-    assert fair.verdict == PASS and fair.warnings == []
+    assert fair.verdict == AuditVerdict.PASS and fair.warnings == []
 
 
 def test_environment_sustained_livelock_with_an_exit():
@@ -308,7 +309,7 @@ def test_environment_sustained_livelock_with_an_exit():
     ])
     options = AuditOptions(env_liveness=[FAIR_GR, FAIR_BD], livelock="defect")
     record = audit(strategy, MISSION, options=options)
-    assert record.verdict == FAIL and kinds(record) == [ENVIRONMENT_SUSTAINED_LIVELOCK]
+    assert record.verdict == AuditVerdict.FAIL and kinds(record) == [ENVIRONMENT_SUSTAINED_LIVELOCK]
     assert record.defects[0].states == [1, 2, 3]
     assert GOAL_UNREACHABLE_TRAP not in kinds(record)
     # callables work as assumptions too
@@ -318,13 +319,13 @@ def test_environment_sustained_livelock_with_an_exit():
     assert audit(strategy, MISSION, options=AuditOptions(livelock="off")).warnings == []
     # an assumption the cycle can never meet makes it unfair: no livelock
     never = AuditOptions(env_liveness=[Var("br_c", True)], livelock="defect")
-    assert audit(strategy, MISSION, options=never).verdict == PASS
+    assert audit(strategy, MISSION, options=never).verdict == AuditVerdict.PASS
 
 
 def test_reduced_strategy_is_audited_structurally():
     reduced = reduce(mission_ok())
     record = audit(reduced, MISSION)
-    assert record.mode == "structural" and record.verdict == PASS
+    assert record.mode == "structural" and record.verdict == AuditVerdict.PASS
     assert "product_states" not in record.stats
 
 

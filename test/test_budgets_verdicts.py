@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from cli_harness import run_cli
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.spec.structuredslugs import parse_spec
-from bdi_supervisor.synthesis.result import INCOMPLETE, SynthesisOptions
+from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +63,7 @@ def test_huge_output_stops_within_the_budget(tmp_path):
     assert time.perf_counter() - started < 2 + 5
     assert outcome.code == 3, outcome.err
     record = json.loads(outcome.out)
-    assert record["status"] == INCOMPLETE
+    assert record["status"] == Realizability.INCOMPLETE
     assert record["metrics"]["stopped_in"] == "extraction"
     assert "strategy state budget" in record["incomplete_reason"]
 
@@ -75,7 +76,7 @@ def test_billion_value_map_stops_within_the_budget(tmp_path):
     assert time.perf_counter() - started < 2 + 10
     assert outcome.code == 1 and not outcome.traceback, outcome.err
     stages = {s["name"]: s for s in json.loads(outcome.out)["stages"]}
-    assert stages["synthesis"]["status"] == INCOMPLETE
+    assert stages["synthesis"]["status"] == Realizability.INCOMPLETE
     assert stages["synthesis"]["record"]["metrics"]["stopped_in"] == "extraction"
 
 
@@ -85,7 +86,7 @@ def test_time_budget_is_checked_while_enumerating():
     started = time.perf_counter()
     result = synthesize(spec, SynthesisOptions(time_budget=0.5))
     assert time.perf_counter() - started < 0.5 + 5
-    assert result.status == INCOMPLETE and result.metrics.stopped_in == "extraction"
+    assert result.status == Realizability.INCOMPLETE and result.metrics.stopped_in == "extraction"
     assert result.incomplete_reason.startswith("time budget")
 
 
@@ -94,7 +95,7 @@ def test_state_cap_is_counted_before_enumerating():
     started = time.perf_counter()
     result = synthesize(spec, SynthesisOptions(max_states=1000))
     assert time.perf_counter() - started < 5
-    assert result.status == INCOMPLETE
+    assert result.status == Realizability.INCOMPLETE
     assert "strategy state budget of 1000" in result.incomplete_reason
 
 
@@ -103,7 +104,7 @@ def test_successor_cap():
     spec = parse_spec("[INPUT]\ny:0...1073741823\n\n[OUTPUT]\nb\n\n[ENV_INIT]\ny = 0\n\n"
                       "[SYS_TRANS]\nb'\n")
     result = synthesize(spec, SynthesisOptions(max_states=10_000))
-    assert result.status == INCOMPLETE and "successor budget" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE and "successor budget" in result.incomplete_reason
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "-inf"])
@@ -201,9 +202,9 @@ def test_run_with_an_exhausted_budget_is_a_verdict(tmp_path):
         "pending: true", "pending: true\n  time_budget_s: 2"))
     outcome = run_cli("supervisor", ["run", mission])
     assert outcome.code == 1 and not outcome.traceback, outcome.err
-    assert INCOMPLETE in outcome.err and "error:" not in outcome.err
+    assert Realizability.INCOMPLETE in outcome.err and "error:" not in outcome.err
     outcome = run_cli("supervisor", ["run", mission, "--json"])
-    assert outcome.code == 1 and json.loads(outcome.out)["synthesis"] == INCOMPLETE
+    assert outcome.code == 1 and json.loads(outcome.out)["synthesis"] == Realizability.INCOMPLETE
 
 
 def test_run_of_an_unrealizable_mission_is_a_verdict(tmp_path):

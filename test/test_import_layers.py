@@ -19,7 +19,8 @@ PACKAGES = ("bdi_supervisor", "bdi_monitor")
 #: low → high; a module's layer is that of its longest matching prefix (``a.b`` matches ``a.b``
 #: and ``a.b.*``; a bare package name matches only its ``__init__``)
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.errors",
+    ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.common",
+                    "bdi_supervisor.errors",
                     "bdi_supervisor.limits", "bdi_supervisor.outpaths",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
                     "bdi_supervisor.display", "bdi_supervisor.bdd")),

@@ -17,7 +17,7 @@ rclpy = pytest.importorskip(
 
 from ros_helpers import start_node, stop  # noqa: E402
 
-from bdi_supervisor.ros import node_main  # noqa: E402
+from bdi_supervisor.common import ExitCode  # noqa: E402
 from bdi_supervisor.ros.node_main import STOP, SuiteNode, interruptible, run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +62,7 @@ def test_a_signal_handled_inside_a_finalizer_still_stops_the_node(ros_env, numbe
         nodes.append(Ticker(context, number))
         return nodes[0]
     before = signal.getsignal(number)
-    assert run(factory, "ticker", ["ticker"]) == node_main.EXIT_OK
+    assert run(factory, "ticker", ["ticker"]) == ExitCode.OK
     assert STOP.signal == number and 3 <= nodes[0].ticks < 100
     assert signal.getsignal(number) is before  # in-process callers get their handlers back
 

@@ -8,8 +8,8 @@ import pytest
 from reference_data import REFERENCE, needs_reference, reference_files
 from ws_oracle import Explicit, classify, not_separated, replay
 
+from bdi_supervisor.common import Separation
 from bdi_supervisor.separation import SeparationOptions, well_separation
-from bdi_supervisor.separation.record import STATUSES
 from bdi_supervisor.spec.io import load_spec
 
 FIXTURES = REFERENCE / "well_separation"
@@ -71,7 +71,7 @@ def test_every_fixture_has_a_hand_verdict():
 @pytest.mark.parametrize("name", ALL)
 def test_fixture_verdict(name):
     record = analyse(name)
-    assert record.status in STATUSES and record.complete
+    assert record.status in set(Separation) and record.complete
     assert record.cases == HAND[name]
     assert record.status == ("NON_WELL_SEPARATED" if HAND[name] else "WELL_SEPARATED")
 

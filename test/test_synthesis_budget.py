@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.spec.generate import generate_spec
-from bdi_supervisor.synthesis.result import INCOMPLETE, REALIZABLE, SynthesisOptions
+from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
@@ -56,7 +57,7 @@ def test_time_budget_stops_the_fixpoint_with_its_counters(spec, monkeypatch):
             clock.jump(3600)
 
     result = synthesize(spec, SynthesisOptions(time_budget=600), progress=progress)
-    assert result.status == INCOMPLETE and result.strategy is None
+    assert result.status == Realizability.INCOMPLETE and result.strategy is None
     assert result.incomplete_reason.startswith("time budget of 600")
     assert "realizability" in result.incomplete_reason
     m = result.metrics
@@ -75,7 +76,7 @@ def test_time_budget_stops_the_extraction(spec, monkeypatch):
             clock.jump(3600)
 
     result = synthesize(spec, SynthesisOptions(time_budget=600), progress=progress)
-    assert result.status == INCOMPLETE and result.metrics.stopped_in == "extraction"
+    assert result.status == Realizability.INCOMPLETE and result.metrics.stopped_in == "extraction"
     assert "(the spec is realizable)" in result.incomplete_reason
     m = result.metrics
     assert m.z_passes > 1 and m.y_levels > 0 and m.x_iterations > 0 and m.winning_nodes > 0
@@ -83,7 +84,7 @@ def test_time_budget_stops_the_extraction(spec, monkeypatch):
 
 def test_node_budget_stops_the_encoding(spec):
     result = synthesize(spec, SynthesisOptions(node_budget=1))
-    assert result.status == INCOMPLETE and "node budget of 1" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE and "node budget of 1" in result.incomplete_reason
     m = result.metrics
     assert m.stopped_in == "encoding" and "encoding" in result.incomplete_reason
     assert m.x_iterations == 0 and m.peak_nodes > 1
@@ -91,11 +92,11 @@ def test_node_budget_stops_the_encoding(spec):
 
 def test_strategy_state_budget_names_the_extraction(small):
     result = synthesize(small, SynthesisOptions(max_states=3))
-    assert result.status == INCOMPLETE and result.metrics.stopped_in == "extraction"
+    assert result.status == Realizability.INCOMPLETE and result.metrics.stopped_in == "extraction"
     assert "strategy state budget of 3" in result.incomplete_reason
 
 
 def test_a_generous_budget_completes(small):
     result = synthesize(small, SynthesisOptions(time_budget=3600, node_budget=10**9))
-    assert result.status == REALIZABLE and result.metrics.stopped_in is None
+    assert result.status == Realizability.REALIZABLE and result.metrics.stopped_in is None
     assert result.incomplete_reason is None and result.strategy is not None

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from synthesis_checker import check_strategy, random_specs
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.spec.formula import And, Iff, Implies, Not, Var
 from bdi_supervisor.spec.generate import generate_spec
@@ -15,7 +16,7 @@ from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.synthesis.extract import extract
 from bdi_supervisor.synthesis.gr1 import solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
-from bdi_supervisor.synthesis.result import REALIZABLE, SynthesisOptions
+from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
 
@@ -104,7 +105,7 @@ def test_safety_start_on_a_mission_saves_the_confirming_pass():
     spec = generate_spec(load_mission(MISSIONS / "two_rivers.yaml"), liveness="fair-outcome")
     options = SynthesisOptions.from_dict({"safety_start": True})
     fast, plain = synthesize(spec, options), synthesize(spec, SynthesisOptions())
-    assert fast.status == plain.status == REALIZABLE
+    assert fast.status == plain.status == Realizability.REALIZABLE
     assert fast.strategy.states == plain.strategy.states
     assert (fast.metrics.z_passes, plain.metrics.z_passes) == (1, 2)
     assert fast.metrics.x_iterations < plain.metrics.x_iterations

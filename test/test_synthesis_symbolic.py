@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 from synthesis_checker import evaluate
 
 from bdi_supervisor.cli.main import main
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.spec.formula import Add, Compare, Num, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.synthesis import strategy as strategy_io
-from bdi_supervisor.synthesis.result import INCOMPLETE, SynthesisOptions
+from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
 
@@ -75,9 +76,9 @@ def test_predecessor_operators():
 
 def test_budgets_give_incomplete():
     result = synthesize(counter_spec(), SynthesisOptions(node_budget=1))
-    assert result.status == INCOMPLETE and "node" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE and "node" in result.incomplete_reason
     result = synthesize(counter_spec(), SynthesisOptions(max_states=2))
-    assert result.status == INCOMPLETE and "strategy state" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE and "strategy state" in result.incomplete_reason
 
 
 def test_reorder_threshold_and_no_reordering_agree():

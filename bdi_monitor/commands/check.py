@@ -19,6 +19,7 @@ from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
 from bdi_monitor.models.reference import load_model
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import InputError
 
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0 if all_hold else 1
+        return ExitCode.OK if all_hold else ExitCode.NEGATIVE
     console = output_console()
     console.print(f"[bold]{structure.name}[/]: {len(structure.worlds)} worlds, "
                   f"{structure.k} directions, actual world "
@@ -106,4 +107,4 @@ def run(args: argparse.Namespace) -> int:
         title = "witness" if holds else "counterexample"
         console.print(f"\n[bold]{title}[/] for {text}:", soft_wrap=True)
         print(cert.render(checker), flush=True)
-    return 0 if all_hold else 1
+    return ExitCode.OK if all_hold else ExitCode.NEGATIVE

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.models.grid import grid_structure
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 
 
@@ -62,4 +63,4 @@ def run(args: argparse.Namespace) -> int:
     states = sum(len(w.states) for w in structure.worlds)
     console.print(f"wrote {args.output}: {len(structure.worlds)} worlds, {states} world states, "
                   f"{len(structure.automata['B'].states)} belief-automaton states")
-    return 0
+    return ExitCode.OK

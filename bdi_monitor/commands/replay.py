@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from bdi_supervisor.common import ExitCode, PropertyValue
 from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.shipped import shipped_file
@@ -88,10 +89,10 @@ def run(args: argparse.Namespace) -> int:
         live.feed_line(line)
     record = {"log": str(log), "mission": str(mission), **live.to_json()}
     live.close()
-    ok = all(v == "true" for v in record["verdicts"].values())
+    ok = all(v == PropertyValue.TRUE for v in record["verdicts"].values())
     if args.json:
         json.dump(record, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
     else:
         live.print_summary(console)
-    return 0 if ok else 1
+    return ExitCode.OK if ok else ExitCode.NEGATIVE

@@ -28,14 +28,15 @@ from std_msgs.msg import String
 from bdi_monitor.ros import port
 from bdi_monitor.ros.stream import StreamStats
 from bdi_monitor.verdict import Verdict
+from bdi_supervisor.common import PropertyValue
 from bdi_supervisor.ros import diagnostics, params, qos, topics
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
 
 NODE_NAME = "bdi_monitor"
 
-LEVELS = {"true": Level.OK, "inconclusive": Level.WARN, "false": Level.ERROR,
-          "out_of_model": Level.ERROR}
+LEVELS = {PropertyValue.TRUE: Level.OK, PropertyValue.INCONCLUSIVE: Level.WARN,
+          PropertyValue.FALSE: Level.ERROR, PropertyValue.OUT_OF_MODEL: Level.ERROR}
 
 
 def verdict_status(verdict: Verdict, hardware_id: str, prefix: str = "") -> Status:

@@ -38,6 +38,7 @@ from bdi_supervisor.audit.graph import bfs_tree, path_to, tarjan_scc
 from bdi_supervisor.audit.predicates import Predicate, PredicateLike, compile_predicate
 from bdi_supervisor.audit.protocol import ENUMERATED, Observation, ProtocolView
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
+from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.synthesis.strategy import Strategy
 
@@ -541,11 +542,11 @@ def audit(strategy: Strategy, catalog: Catalog,
     ctx.stats["defect_counts"] = dict(ctx.counts)
     ctx.stats["time_s"] = time.perf_counter() - started
     if ctx.defects:
-        verdict = rec.FAIL
+        verdict = AuditVerdict.FAIL
     elif incomplete:
-        verdict = rec.INCOMPLETE
+        verdict = AuditVerdict.INCOMPLETE
     else:
-        verdict = rec.PASS
+        verdict = AuditVerdict.PASS
     return rec.AuditRecord(
         verdict=verdict, complete=incomplete is None,
         mode="structural" if structural else "full", encoding=view.encoding,

@@ -6,9 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PASS = "PASS"
-FAIL = "FAIL"
-INCOMPLETE = "INCOMPLETE"
+from bdi_supervisor.common import AuditVerdict
 
 PROTOCOL_VIOLATION = "PROTOCOL_VIOLATION"
 DEADLOCK = "DEADLOCK"
@@ -52,7 +50,7 @@ class Defect:
 
 @dataclass
 class AuditRecord:
-    verdict: str
+    verdict: AuditVerdict
     complete: bool
     mode: str  # "full" | "structural"
     encoding: str

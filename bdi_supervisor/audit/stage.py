@@ -26,9 +26,10 @@ from pathlib import Path
 from bdi_supervisor.audit.auditor import LIVELOCK_MODES, AuditOptions, audit
 from bdi_supervisor.audit.predicates import PredicateLike
 from bdi_supervisor.audit.protocol import ENUMERATED, infer_encoding
-from bdi_supervisor.audit.record import FAIL, INCOMPLETE, AuditRecord
+from bdi_supervisor.audit.record import AuditRecord
 from bdi_supervisor.audit.record import save as save_record
 from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.limits import non_negative_finite
 from bdi_supervisor.mission.model import Mission
 from bdi_supervisor.reduce import reduce
@@ -144,8 +145,8 @@ class AuditStages:
     def deployable(self) -> bool:
         """Both audits passed (warnings allowed) and nothing stopped the stages."""
         return (self.stopped is None and self.reduced_audit is not None
-                and self.raw_audit.verdict not in (FAIL, INCOMPLETE)
-                and self.reduced_audit.verdict not in (FAIL, INCOMPLETE))
+                and self.raw_audit.verdict not in (AuditVerdict.FAIL, AuditVerdict.INCOMPLETE)
+                and self.reduced_audit.verdict not in (AuditVerdict.FAIL, AuditVerdict.INCOMPLETE))
 
     def summary(self) -> dict:
         return {
@@ -174,9 +175,9 @@ def audit_and_reduce(strategy: Strategy, catalog: Catalog, goals: Sequence[Predi
         result.files["audit"] = out / "audit.json"
         save_record(result.raw_audit, result.files["audit"])
     verdict = result.raw_audit.verdict
-    if verdict == FAIL and not proceed_on_fail:
+    if verdict == AuditVerdict.FAIL and not proceed_on_fail:
         result.stopped = "raw strategy failed the audit"
-    elif verdict == INCOMPLETE and not proceed_on_incomplete:
+    elif verdict == AuditVerdict.INCOMPLETE and not proceed_on_incomplete:
         result.stopped = "raw audit incomplete: " + (result.raw_audit.incomplete_reason or "")
     if result.stopped is None:
         result.reduced = reduce(strategy)

@@ -3,8 +3,8 @@
 A command is a list of subcommand modules ``<package>.<name>``, each with ``register(subparsers)``
 (adds its parser and sets ``func``), so a subcommand is added without touching the entry point
 beyond its list. :func:`run` calls the chosen ``func`` and maps the outcome to the suite's exit
-codes. Only the standard library is imported here; the subcommands import their heavy modules
-inside ``func``.
+codes (:class:`~bdi_supervisor.common.ExitCode`). Only the standard library and that enum are
+imported here; the subcommands import their heavy modules inside ``func``.
 """
 
 from __future__ import annotations
@@ -14,15 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-#: success
-EXIT_OK = 0
-#: a negative verdict: unrealizable, audit failure, property false, mission failed
-EXIT_NEGATIVE = 1
-#: bad input (an :class:`~bdi_supervisor.errors.InputError`: one line on stderr, no traceback)
-EXIT_BAD_INPUT = 2
-#: no verdict: a budget ran out first
-EXIT_INCOMPLETE = 3
-EXIT_INTERRUPTED = 130
+from bdi_supervisor.common import ExitCode
 
 
 def build_parser(prog: str, description: str, package: str,
@@ -65,12 +57,12 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
-        return int(func(args) or EXIT_OK)
+        return int(func(args) or ExitCode.OK)
     except InputError as error:
         print(f"error: {error.describe()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED

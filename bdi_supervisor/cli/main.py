@@ -14,10 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from bdi_supervisor.cli import entry
-from bdi_supervisor.cli.entry import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK
 
 SUBCOMMANDS = ("missions", "spec", "solve", "synthesize", "realize", "run", "sweep")
-__all__ = ["EXIT_BAD_INPUT", "EXIT_NEGATIVE", "EXIT_OK", "SUBCOMMANDS", "build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 
 def build_parser(subcommands: Sequence[str] = SUBCOMMANDS) -> argparse.ArgumentParser:

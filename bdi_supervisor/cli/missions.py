@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 
 
@@ -50,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
     rows = [overview(shipped_file("missions", name)) for name in names("missions")]
     if args.json:
         print(json.dumps(rows, indent=1))
-        return 0
+        return ExitCode.OK
     grid = table("mission", "defaults", "sim", "extra", "FlexBE state packages", "description")
     for row in rows:
         grid.add_row(row["name"], row["defaults"], row["sim"], row["extra"] or "-",
                      ", ".join(row["state_packages"]), row["description"])
     print_table(grid)
-    return 0
+    return ExitCode.OK

@@ -9,6 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
+from bdi_supervisor.common import ExitCode
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -68,4 +70,4 @@ def run(args: argparse.Namespace) -> int:
         for state in m.states:
             wiring = ", ".join(f"{o}→{t}" for o, t in state.flexbe_transitions().items())
             print(f"  {state.name:>16}  {state.interface_class}  {wiring}")
-    return 0
+    return ExitCode.OK

@@ -17,8 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-from bdi_supervisor.cli.entry import EXIT_NEGATIVE, EXIT_OK
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
+from bdi_supervisor.common import AuditVerdict, ExitCode
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
                               "message": verdict.message, "result": None}, indent=1))
         else:
             print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
-        return EXIT_NEGATIVE
-    if prepared.audit not in (None, "PASS"):
+        return ExitCode.NEGATIVE
+    if prepared.audit not in (None, AuditVerdict.PASS):
         message = f"supervisor audit {prepared.audit}; not executing"
         if args.json:
             print(json.dumps({"mission": mission.name, "audit": prepared.audit,
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                               "result": None}, indent=1))
         else:
             print(message, file=sys.stderr)
-        return EXIT_NEGATIVE
+        return ExitCode.NEGATIVE
     options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
                          bdi_log=Path(args.bdi_log) if args.bdi_log else None,
                          max_steps=args.max_steps)
@@ -166,4 +166,4 @@ def run(args: argparse.Namespace) -> int:
             monitor.print_summary(console)
     if monitor is not None:
         monitor.close()
-    return EXIT_OK if result.goal_reached else EXIT_NEGATIVE
+    return ExitCode.OK if result.goal_reached else ExitCode.NEGATIVE

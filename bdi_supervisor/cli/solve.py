@@ -16,7 +16,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from bdi_supervisor.cli.entry import EXIT_INCOMPLETE, EXIT_NEGATIVE, EXIT_OK
+from bdi_supervisor.common import ExitCode, Realizability
 
 if TYPE_CHECKING:
     from bdi_supervisor.synthesis.result import SynthesisOptions
@@ -100,9 +100,9 @@ def register(subparsers) -> None:
 
 
 def exit_code(status: str) -> int:
-    from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE
 
-    return {REALIZABLE: EXIT_OK, UNREALIZABLE: EXIT_NEGATIVE}.get(status, EXIT_INCOMPLETE)
+    return {Realizability.REALIZABLE: ExitCode.OK,
+            Realizability.UNREALIZABLE: ExitCode.NEGATIVE}.get(status, ExitCode.INCOMPLETE)
 
 
 def run(args: argparse.Namespace) -> int:

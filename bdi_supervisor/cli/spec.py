@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
 
 FORMATS = ("structuredslugs", "slugsin", "json")
@@ -73,7 +74,7 @@ def check_separation(spec, args: argparse.Namespace, options=None) -> int:
     else:
         record = well_separation(spec, options)
     sys.stdout.write(record.to_json() if args.json else summary(record))
-    return 0 if record.well_separated else 1
+    return ExitCode.OK if record.well_separated else ExitCode.NEGATIVE
 
 
 def record(spec, mission, options) -> dict:
@@ -121,4 +122,4 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(args.output, text)
     else:
         sys.stdout.write(text)
-    return 0
+    return ExitCode.OK

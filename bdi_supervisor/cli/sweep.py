@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bdi_supervisor.common import ExitCode
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -71,4 +73,4 @@ def run(args: argparse.Namespace) -> int:
         rows = [r for r in read_rows(out / RESULTS_FILE) if r["key"] in keys]
         for path in write_reports(rows, out, sweep.name):
             console.print(f"wrote {path}")
-    return 1 if errors else 0
+    return ExitCode.NEGATIVE if errors else ExitCode.OK

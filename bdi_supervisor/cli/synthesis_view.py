@@ -13,10 +13,11 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.table import Table
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.display import output_console, print_table
-from bdi_supervisor.synthesis.result import REALIZABLE, UNREALIZABLE, SynthesisResult
+from bdi_supervisor.synthesis.result import SynthesisResult
 
-_STYLE = {REALIZABLE: "bold green", UNREALIZABLE: "bold red"}
+_STYLE = {Realizability.REALIZABLE: "bold green", Realizability.UNREALIZABLE: "bold red"}
 
 
 #: what a pipeline stage or solver event is doing, as the status line shows it

@@ -14,6 +14,7 @@ import shutil
 import sys
 
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
 
 #: the synthesis-section keys that :func:`add_override_arguments` overrides
@@ -112,5 +113,5 @@ def run(args: argparse.Namespace) -> int:
         _draw_note(result, output_console(stderr=True))
     if realize_error is not None:  # bad input found at realization (e.g. an unresolved interface)
         print(f"error: {realize_error.describe()}", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     return result.exit_code

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 
 if TYPE_CHECKING:
@@ -26,9 +27,6 @@ RUNNERS = ("embedded", "flexbe")
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
 MONITOR = "bdi_monitor"
-#: the nodes' exit codes (``bdi_supervisor.ros.node_main``), as the CLI's: 1 a negative result
-#: (``exit_when_done``: goal not reached), 2 bad input (a parameter, the mission file)
-EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -118,9 +116,9 @@ def on_node_exit(node: NodeSpec, code: int) -> str:
     raising :class:`NodeFailed`, which the launch service reports and turns into its non-zero
     exit code."""
     what = f"{node.name} ({node.executable})"
-    if code != EXIT_OK:
-        why = {EXIT_NEGATIVE: "mission not accomplished",
-               EXIT_BAD_INPUT: "bad input, see its error above"}.get(code, "see its log above")
+    if code != ExitCode.OK:
+        why = {ExitCode.NEGATIVE: "mission not accomplished",
+               ExitCode.BAD_INPUT: "bad input, see its error above"}.get(code, "see its log above")
         if code < 0:
             why = f"killed by signal {-code}"
         raise NodeFailed(f"{what} exited with code {code} ({why}); stopping the launch")

@@ -39,8 +39,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.node import Node
 
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_OK
 
 STARTUP_ERRORS = (InputError, InvalidParameterTypeException, InvalidParameterValueException,
                   ParameterUninitializedException)
@@ -147,12 +147,12 @@ def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str]) ->
     except (ParameterError, *STARTUP_ERRORS) as error:
         print(f"error: {name}: {error}", file=sys.stderr)
         context.try_shutdown()
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except (KeyboardInterrupt, ExternalShutdownException):
         why = signal.Signals(STOP.signal).name if STOP.requested else "shutdown"
         get_logger(name).info(f"stopped while starting up ({why})")
         context.try_shutdown()
-        return EXIT_OK
+        return ExitCode.OK
     return spin(node, context)
 
 
@@ -173,4 +173,4 @@ def spin(node: SuiteNode, context: Context) -> int:
         executor.shutdown()
         node.destroy_node()
         context.try_shutdown()
-    return EXIT_OK if code is None else code
+    return ExitCode.OK if code is None else code

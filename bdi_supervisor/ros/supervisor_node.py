@@ -43,9 +43,10 @@ from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 
 import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
+from bdi_supervisor.common import AuditVerdict, ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, wire
-from bdi_supervisor.ros.launch_plan import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK, RUNNERS
+from bdi_supervisor.ros.launch_plan import RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
 from bdi_supervisor.yamlsource import load_yaml
@@ -159,7 +160,7 @@ class SupervisorNode(SuiteNode):
             self.get_logger().warning("a run is in progress; ignoring the new hand-over")
             return
         folder = Path(body.get("folder", ""))
-        if body.get("audit") != "PASS":
+        if body.get("audit") != AuditVerdict.PASS:
             self._refuse(f"hand-over without audit PASS ({body.get('audit')!r})")
         elif not (folder / "reduced.json").is_file():
             self._refuse(f"hand-over names no reduced.json in {folder}")
@@ -179,7 +180,7 @@ class SupervisorNode(SuiteNode):
         from bdi_supervisor.pipeline import load_folder
 
         prepared = load_folder(folder, self.mission)
-        if prepared.audit not in (None, "PASS"):
+        if prepared.audit not in (None, AuditVerdict.PASS):
             self._refuse(f"audit {prepared.audit} in {folder}")
             return
         self.folder = folder
@@ -236,15 +237,15 @@ class SupervisorNode(SuiteNode):
 
         options = RunOptions(sim=self.sim or None, force=self.force or None,
                              max_steps=self.max_steps or None)
-        code = EXIT_OK
+        code = ExitCode.OK
         try:
             self.result = run_supervisor(self.mission, prepared.machine, prepared.reduced,
                                          options=options, callbacks=[self._publish_record],
                                          stop=self.stop, adapters=self.ros_adapters)
             self.state, self.detail = self.result.status, self.result.reason
-            code = EXIT_OK if self.result.goal_reached else EXIT_NEGATIVE
+            code = ExitCode.OK if self.result.goal_reached else ExitCode.NEGATIVE
         except InputError as error:
-            self.state, self.detail, code = "error", error.describe(), EXIT_BAD_INPUT
+            self.state, self.detail, code = "error", error.describe(), ExitCode.BAD_INPUT
             self.get_logger().error(f"cannot run: {error.describe()}")
         self.get_logger().info(f"run ended: {self.state} ({self.detail})")
         self.publish_status()
@@ -276,7 +277,7 @@ class SupervisorNode(SuiteNode):
             return
         self.publish_status()
         if self.exit_when_done:
-            self.finish(EXIT_OK if self.state == "goal_reached" else EXIT_NEGATIVE)
+            self.finish(ExitCode.OK if self.state == "goal_reached" else ExitCode.NEGATIVE)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:

@@ -37,6 +37,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from bdi_supervisor.common import AuditVerdict, StageStatus
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, params, qos, topics, wire
 from bdi_supervisor.ros.node_main import SuiteNode, interruptible, run
@@ -74,8 +75,9 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     audits = [a for a in (stages.raw_audit, stages.reduced_audit) if a is not None]
     record["audit_stages"] = stages.summary()
     record["defects"] = [f"{d.kind}: {d.message}" for a in audits for d in a.defects]
-    failed = [a.verdict for a in audits if a.verdict != "PASS"]
-    record["audit"] = "PASS" if stages.deployable else (failed[0] if failed else "FAIL")
+    failed = [a.verdict for a in audits if a.verdict != AuditVerdict.PASS]
+    record["audit"] = (AuditVerdict.PASS if stages.deployable
+                       else failed[0] if failed else AuditVerdict.FAIL)
     if stages.deployable:
         try:
             realized = realize(stages.reduced, mission.catalog,
@@ -100,7 +102,7 @@ def pipeline_status(record: dict[str, Any], hardware_id: str) -> Status:
     values.update({f"defect.{i}": text for i, text in enumerate(defects)})
     if record.get("error"):
         values["error"] = str(record["error"])
-    if audit == "PASS":
+    if audit == AuditVerdict.PASS:
         return Status(Level.OK, f"{NODE_NAME}: pipeline", "audit PASS; supervisor handed over",
                       hardware_id, values)
     why = record.get("error") or (f"audit {audit}" if audit else str(record.get("status")))
@@ -141,16 +143,16 @@ class SynthesisNode(SuiteNode):
             with interruptible():  # SIGINT/SIGTERM stop a long synthesis at once
                 record = dict(run_pipeline(self.mission_file, folder))
         except InputError as error:
-            record = {"audit": None, "status": "ERROR", "error": error.describe()}
+            record = {"audit": None, "status": StageStatus.ERROR, "error": error.describe()}
         except OSError as error:  # e.g. the output folder removed or the disk full since start-up
-            record = {"audit": None, "status": "ERROR",
+            record = {"audit": None, "status": StageStatus.ERROR,
                       "error": f"cannot write {error.filename or folder}: {error.strerror}"}
         record.update(mission=self.mission.name, mission_file=str(self.mission_file),
                       attempt=self.attempt, folder=str(folder),
                       seconds=time.monotonic() - started, handed_over=False)
-        if record.get("audit") == "PASS":
+        if record.get("audit") == AuditVerdict.PASS:
             reduced = folder / "reduced.json"
-            body = {"mission": str(self.mission_file), "folder": str(folder), "audit": "PASS",
+            body = {"mission": str(self.mission_file), "folder": str(folder), "audit": AuditVerdict.PASS,
                     "reduced_sha256": sha256(reduced), "attempt": self.attempt}
             stamp = self.get_clock().now().nanoseconds
             self.handover.publish(String(data=wire.encode(wire.HANDOVER, body,

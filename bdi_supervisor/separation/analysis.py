@@ -27,21 +27,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from bdi_supervisor.common import Separation
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.separation import witness as wit
 from bdi_supervisor.separation.assumptions import env_assumptions, trivial_guarantee_spec
 from bdi_supervisor.separation.core import ddmin
 from bdi_supervisor.separation.record import (
-    ANALYSIS_INCOMPLETE,
     CASE_SECTION,
-    NON_WELL_SEPARATED,
     P_ALL_E_INI,
     P_ALL_E_JUST,
     P_ALL_E_SAFE,
     P_REACH_E_JUST,
     P_REACH_E_SAFE,
     TIMING_PHASES,
-    WELL_SEPARATED,
     AssumptionRef,
     SeparationRecord,
     Witness,
@@ -281,11 +279,11 @@ def _bdd_checks(game: SymbolicGame, checks: dict[str, int]) -> None:
 def _record(st: _State, assumptions: list, incomplete: str | None,
             core: list[AssumptionRef], core_complete: bool) -> SeparationRecord:
     if st.cases:
-        status = NON_WELL_SEPARATED
+        status = Separation.NON_WELL_SEPARATED
     elif incomplete is not None:
-        status = ANALYSIS_INCOMPLETE
+        status = Separation.ANALYSIS_INCOMPLETE
     else:
-        status = WELL_SEPARATED
+        status = Separation.WELL_SEPARATED
     if incomplete is not None:
         st.warnings.append(f"{incomplete} budget exhausted: the case list may be incomplete")
     violated = CASE_SECTION[st.cases[0]] if st.cases else "none"

@@ -10,12 +10,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bdi_supervisor.common import Separation
+
 FORMAT_VERSION = "0.1"
 
-WELL_SEPARATED = "WELL_SEPARATED"
-NON_WELL_SEPARATED = "NON_WELL_SEPARATED"
-ANALYSIS_INCOMPLETE = "ANALYSIS_INCOMPLETE"
-STATUSES = (WELL_SEPARATED, NON_WELL_SEPARATED, ANALYSIS_INCOMPLETE)
 
 P_ALL_E_INI = "P-all/E-ini"
 P_ALL_E_SAFE = "P-all/E-safe"
@@ -119,7 +117,7 @@ class Witness:
 class SeparationRecord:
     """Result of :func:`bdi_supervisor.separation.well_separation`."""
 
-    status: str
+    status: Separation
     complete: bool
     cases: list[str]
     violated_assumption_type: str
@@ -145,7 +143,7 @@ class SeparationRecord:
 
     @property
     def well_separated(self) -> bool:
-        return self.status == WELL_SEPARATED
+        return self.status == Separation.WELL_SEPARATED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (the ``well_separation.json`` content)."""

@@ -14,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from bdi_supervisor.common import Separation
 from bdi_supervisor.limits import non_negative_finite
 from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.separation.analysis import SeparationOptions, well_separation
 from bdi_supervisor.separation.record import (
-    ANALYSIS_INCOMPLETE,
-    NON_WELL_SEPARATED,
     SeparationRecord,
 )
 from bdi_supervisor.spec.gr1 import GR1Spec
@@ -77,8 +76,8 @@ def settings(mission) -> StageSettings:
 def run_stage(spec: GR1Spec, stage: StageSettings, out_dir: str | Path | None = None) -> StageResult:
     """Analyse ``spec``; write ``well_separation.json`` into ``out_dir`` (atomically) if given."""
     record = well_separation(spec, stage.options)
-    blocks = ((record.status == NON_WELL_SEPARATED and stage.fail_on_non_well_separated)
-              or (record.status == ANALYSIS_INCOMPLETE and stage.fail_on_incomplete))
+    blocks = ((record.status == Separation.NON_WELL_SEPARATED and stage.fail_on_non_well_separated)
+              or (record.status == Separation.ANALYSIS_INCOMPLETE and stage.fail_on_incomplete))
     path = None
     if out_dir is not None:
         path = Path(out_dir) / RECORD_FILE

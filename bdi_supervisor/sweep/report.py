@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.outpaths import child, make_dirs, replacing, write_text_atomic
 from bdi_supervisor.spec.gr1 import SECTIONS
-from bdi_supervisor.synthesis.result import INCOMPLETE, REALIZABLE, UNREALIZABLE
 
 #: what makes one configuration (a table line); seeds and repeats are aggregated over
 GROUP = ("mission_name", "config", "declaration_order", "reordering", "reordering_threshold")
@@ -44,8 +44,8 @@ class Column:
 
 
 #: synthesis ran to a verdict / produced a strategy
-FINISHED = (REALIZABLE, UNREALIZABLE)
-SOLVED = (REALIZABLE,)
+FINISHED = (Realizability.REALIZABLE, Realizability.UNREALIZABLE)
+SOLVED = (Realizability.REALIZABLE,)
 
 
 COLUMNS = (
@@ -217,7 +217,7 @@ def markdown_table(rows: list[dict], timing: bool = True) -> str:
 
 def _over_budget(group: list[dict]) -> str:
     """`` [2/3 over budget]`` when some trials of the group stopped on a budget (no bars)."""
-    stopped = sum(r.get("synthesis.status") == INCOMPLETE for r in group)
+    stopped = sum(r.get("synthesis.status") == Realizability.INCOMPLETE for r in group)
     return f" [{stopped}/{len(group)} over budget]" if stopped else ""
 
 

@@ -16,10 +16,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from bdi_supervisor.common import StageStatus
 from bdi_supervisor.sweep.backends import Backend, Job
 from bdi_supervisor.sweep.grid import Sweep
 from bdi_supervisor.sweep.store import ResultStore
-from bdi_supervisor.sweep.trial import ERROR, run_trial
+from bdi_supervisor.sweep.trial import run_trial
 
 RESULTS_FILE = "results.jsonl"
 
@@ -53,7 +54,7 @@ def run_sweep(sweep: Sweep, out_dir: str | Path, backend: Backend, *,
         for _, row in backend.map_unordered(job, todo):
             store.append(row)
             outcome.ran += 1
-            outcome.errors += row.get("status") == ERROR
+            outcome.errors += row.get("status") == StageStatus.ERROR
             if on_row is not None:
                 on_row(row)
             progress.update(task, advance=1,

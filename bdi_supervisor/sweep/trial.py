@@ -4,7 +4,7 @@ budgets, and flatten every stage record into one JSON row (``<stage>.status``,
 ``<stage>.seconds``, ``<stage>.<record key>``).
 
 A stage after one that stopped the chain (synthesis ``INCOMPLETE`` or ``UNREALIZABLE``, a failed
-audit) has the status :data:`SKIPPED`; an exception in a trial gives a row with
+audit) has the status ``skipped`` (:attr:`~bdi_supervisor.common.StageStatus.SKIPPED`); an exception in a trial gives a row with
 ``status: ERROR`` (a sweep never dies of one trial).
 """
 
@@ -15,11 +15,8 @@ import time
 import traceback
 from typing import Any
 
+from bdi_supervisor.common import StageStatus
 from bdi_supervisor.sweep.grid import Trial
-
-OK = "OK"
-ERROR = "ERROR"
-SKIPPED = "skipped"
 
 
 def flatten(record: Any, prefix: str, out: dict[str, Any]) -> None:
@@ -52,7 +49,7 @@ def _pipeline(mission: Any, trial: Trial, out: dict) -> None:
     for stage in run.stages:
         _stage(out, stage.name, stage.status, stage.seconds, stage.record)
     for stage in pipeline.STAGES[len(run.stages):]:  # after a blocking stage stopped the chain
-        out[f"{stage.__name__.removeprefix('stage_')}.status"] = SKIPPED
+        out[f"{stage.__name__.removeprefix('stage_')}.status"] = StageStatus.SKIPPED
 
 
 def run_trial(params: dict[str, Any]) -> dict[str, Any]:
@@ -66,9 +63,9 @@ def run_trial(params: dict[str, Any]) -> dict[str, Any]:
         mission = load_mission(trial.mission)
         row["mission_name"] = mission.name
         _pipeline(mission, trial, row)
-        row["status"] = OK
+        row["status"] = StageStatus.OK
     except Exception as error:  # a trial's failure is data, not a sweep crash
-        row["status"] = ERROR
+        row["status"] = StageStatus.ERROR
         row["error"] = f"{type(error).__name__}: {error}"
         row["traceback"] = traceback.format_exc(limit=8)
     row["wall_seconds"] = time.perf_counter() - started

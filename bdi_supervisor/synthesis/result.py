@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.synthesis.strategy import Strategy
 
-REALIZABLE = "REALIZABLE"
-UNREALIZABLE = "UNREALIZABLE"
-INCOMPLETE = "INCOMPLETE"
 #: explicit strategy states extracted at most when ``max_states`` is not set
 DEFAULT_MAX_STATES = 1_000_000
 
@@ -143,7 +141,7 @@ class Failure:
 
 @dataclass
 class SynthesisResult:
-    status: str
+    status: Realizability
     spec_name: str
     metrics: Metrics
     strategy: Strategy | None = None
@@ -153,7 +151,7 @@ class SynthesisResult:
 
     @property
     def realizable(self) -> bool | None:
-        return {REALIZABLE: True, UNREALIZABLE: False}.get(self.status)
+        return {Realizability.REALIZABLE: True, Realizability.UNREALIZABLE: False}.get(self.status)
 
     def to_dict(self) -> dict:
         return {

@@ -12,15 +12,13 @@ import warnings
 from dataclasses import asdict
 
 from bdi_supervisor.bdd import cudd, manager
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.extract import extract
 from bdi_supervisor.synthesis.result import (
     DEFAULT_MAX_STATES,
-    INCOMPLETE,
-    REALIZABLE,
-    UNREALIZABLE,
     Failure,
     Metrics,
     SynthesisOptions,
@@ -92,7 +90,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     options = options or SynthesisOptions()
     options.validate()
     metrics = spec_metrics(spec)
-    result = SynthesisResult(INCOMPLETE, spec.name, metrics, options=asdict(options))
+    result = SynthesisResult(Realizability.INCOMPLETE, spec.name, metrics, options=asdict(options))
     budget = gr1.Budget(options.time_budget, options.node_budget)
     bdd = manager(2 * (metrics.input_bits + metrics.output_bits))
     auto = options.reordering and options.reorder_threshold is None
@@ -112,13 +110,13 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
         clock.leave()
         metrics.winning_nodes = solution.winning.dag_size
         if not solution.realizable:
-            result.status = UNREALIZABLE
+            result.status = Realizability.UNREALIZABLE
             if options.diagnose:
                 clock.enter("diagnosis")
                 result.failure = diagnose(game, solution, budget)
                 clock.leave()
         else:
-            result.status = REALIZABLE
+            result.status = Realizability.REALIZABLE
             if options.extract:
                 if progress is not None:
                     progress({"stage": "extract"})
@@ -132,7 +130,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     except BudgetExceeded as exhausted:
         phase = clock.phase
         clock.leave()
-        result.status = INCOMPLETE
+        result.status = Realizability.INCOMPLETE
         result.strategy = None
         result.failure = None
         metrics.stopped_in = phase

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from rich.console import Console  # noqa: E402
 
+from bdi_supervisor.common import Realizability  # noqa: E402
 from bdi_supervisor.mission import load_mission  # noqa: E402
 
 LIVENESS = {"S": ("system-goal", False), "SP": ("system-goal", True),
@@ -79,7 +80,7 @@ def _isolated(mission: str, item: str, budget: float) -> dict:
     except subprocess.TimeoutExpired:
         done = None
     if done is None or done.returncode != 0 or not done.stdout.strip():
-        row = {"encoding": encoding, "config": label, "status": "INCOMPLETE",
+        row = {"encoding": encoding, "config": label, "status": Realizability.INCOMPLETE,
                "total_s": time.perf_counter() - started,
                "error": done.stderr[-500:] if done is not None else "timeout"}
         from bdi_supervisor.spec.generate import generate_spec
