@@ -1,15 +1,20 @@
 """Packaging for pip (``pip install -e .[test]``) and colcon (ament_python)."""
 
+import re
 from glob import glob
+from pathlib import Path
 
 from setuptools import find_packages, setup
 
 PACKAGE = "bdi_supervisor"
 CONFIG_KINDS = ("missions", "catalogs", "worlds", "ctl", "sweeps")
+# the one place the version is written (read as text: the package imports its dependencies)
+VERSION = re.search(r'^__version__ = "([^"]+)"', (Path(__file__).parent / PACKAGE / "__init__.py")
+                    .read_text(encoding="utf-8"), re.M).group(1)
 
 setup(
     name=PACKAGE,
-    version="0.1.0",
+    version=VERSION,
     description="GR(1)-synthesized, audited FlexBE supervisors with a live CTL-BDI monitor",
     packages=[*find_packages(include=["bdi_supervisor", "bdi_supervisor.*", "bdi_monitor",
                                       "bdi_monitor.*"]),

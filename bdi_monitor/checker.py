@@ -1,8 +1,8 @@
-"""Symbolic CTL-BDI model checking on ``dd.cudd`` (notes §5.2).
+"""Symbolic CTL-BDI model checking on ``dd.cudd``.
 
 Only true-sets are computed, each restricted to the reachable nodes R; a subformula is false
 exactly on R minus its true-set. Until uses least fixpoints for truth only: the falsity of
-E[a U b] along an infinite a-path (the lasso case of notes §1.4) is then the complement, never a
+E[a U b] along an infinite a-path (a lasso) is then the complement, never a
 least fixpoint of "false" rules.
 
     EX a      = R ∧ pre(a)                  AX a  = R ∧ ¬pre(R ∧ ¬a)

@@ -1,4 +1,4 @@
-"""Certificates for verdicts: counterexample DAGs and witnesses (notes §1.5, §5.4).
+"""Certificates for verdicts: counterexample DAGs and witnesses.
 
 A certificate is a DAG of *obligations* — (product node, subformula, truth value) — joined by
 edges of four kinds: ``L`` (same node, a subformula that justifies the parent), ``T`` (a temporal

@@ -1,4 +1,4 @@
-"""Coding a structure's product nodes in BDD variables and building its relations (notes §5.1).
+"""Coding a structure's product nodes in BDD variables and building its relations.
 
 An :class:`Encoding` names the variables of the product graph G_M and builds its relations on a
 ``dd.cudd`` manager: the current world ``w`` and the modal target ``wt`` (same width), the
@@ -208,7 +208,7 @@ class Encoding(ABC):
 
 
 class TableEncoding(Encoding):
-    """Any structure, from its explicit tables (notes §5.1).
+    """Any structure, from its explicit tables.
 
     Variables, top to bottom: ``w``, ``wt``, ``d``, then one field per world's state and per
     distinct automaton (identical automata, e.g. I = B, share a field), interleaved bit by bit

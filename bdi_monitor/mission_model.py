@@ -1,7 +1,7 @@
 """The mission model: a CTL-BDI structure built from a supervisor and its world hypotheses.
 
-DESIGN.md §6, notes/ctl_bdi.md §4.3 (model-based runtime meaning, option 3: the closed loop of the
-world with the committed strategy). Given the supervisor machine (the reduced strategy as
+Model-based runtime meaning (docs/ctl-bdi.md, "Live monitor"): the closed loop of the world with
+the committed strategy. Given the supervisor machine (the reduced strategy as
 realized), the strategy (for the memory each state holds) and the mission's hypotheses:
 
 - **Directions** are the outcomes of the active capability: the normalized outcome

@@ -1,6 +1,6 @@
 """The live CTL-BDI monitor core: follow a run through the mission model, verdict per message.
 
-Model-based runtime meaning (notes/ctl_bdi.md §4.3): every property is checked once at launch;
+Model-based runtime meaning (docs/ctl-bdi.md, "Live monitor"): every property is checked once at launch;
 the true-sets are turned into a table that gives, per automaton state of the mission model, the
 consistent worlds in which each property holds (:meth:`ModelChecker.truth_table`). Per message
 the monitor maps the record to a direction (machine state, outcome, next state), advances the

@@ -7,7 +7,7 @@ pyModelChecking checks plain CTL on explicit Kripke structures. Two translations
 - CTL-BDI on the product graph G_M (:func:`tagged_kripke`, ``translate(f)``): one Kripke
   structure whose states are (product node, kind of the edge that entered it) with a label
   ``t_T``/``t_B``/``t_D``/``t_I`` for that kind; every state has all temporal and modal
-  successors. Then (notes §5.6, item 3)
+  successors. Then
 
       bel φ   = AX(t_B → φ)                       (des: t_D, int: t_I)
       EX φ    = EX(t_T ∧ φ)                       AX φ = AX(t_T → φ)

@@ -1,4 +1,4 @@
-"""The product graph G_M of a structure, explicitly (``notes/ctl_bdi.md`` §1.2).
+"""The product graph G_M of a structure, explicitly (docs/ctl-bdi.md).
 
 A node is the current world, every world's state at the same time point (``None`` = ⊥: the time
 point is not in that world's tree) and the B, D, I automaton states. A temporal edge along

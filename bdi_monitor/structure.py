@@ -1,4 +1,4 @@
-"""Finite-state BDI structures (``notes/ctl_bdi.md`` §1.2) and their YAML format.
+"""Finite-state BDI structures (docs/ctl-bdi.md) and their YAML format.
 
 A structure has directions 1..k (named), worlds (deterministic Kripke structures over the
 directions: a state has at most one successor per direction), the belief, desire and intention

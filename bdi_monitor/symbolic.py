@@ -1,4 +1,4 @@
-"""The symbolic product graph of a structure on ``dd.cudd`` (notes §5.1): preimages, images and
+"""The symbolic product graph of a structure on ``dd.cudd``: preimages, images and
 reachability over an :class:`~bdi_monitor.encoding.Encoding`.
 
 The encoding decides the variables and builds the relations: from the explicit tables

@@ -7,4 +7,5 @@ specification model, generation, structuredslugs/slugsin I/O), ``separation`` (w
 adapters), ``ros`` (thin rclpy nodes, imported only where ROS is present).
 """
 
+#: the version of both packages (setup.py reads it here; package.xml is checked against it)
 __version__ = "0.1.0"

@@ -9,7 +9,7 @@ and writes its files into ``run.out_dir``; then insert it in :data:`STAGES`. A s
 record has ``blocking=True`` and a non-OK status stops the chain (the remaining stages are not
 run) and makes the exit code non-zero.
 
-Output folder (DESIGN.md §4): ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
+Output folder: ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
 ``<mission>.slugsin``, ``strategy.json`` (when realizable) and ``summary.json``. Every file is
 written atomically.
 

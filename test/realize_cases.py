@@ -1,6 +1,6 @@
 """Hand-built catalogs and strategies for the realization tests (no loader, no synthesis).
 
-The strategies follow the reference's published realizations (notes/reference_pipeline.md §6):
+The strategies follow the reference's published realizations (docs/realization.md):
 coffee-extended one-hot System-Goal + pending reduces to three capability states, vending-extended
 to four capability states plus the ``finished`` outcome.
 """

@@ -1,4 +1,4 @@
-"""Budgets bound every phase (issue 19 item 1) and verdicts are not errors (item 4).
+"""Budgets bound every phase and verdicts are not errors.
 
 A strategy with 2^40 initial states, or a catalog value map up to 10^9, stops at once as
 INCOMPLETE naming the phase instead of enumerating; the time budget is honoured inside explicit

@@ -108,7 +108,7 @@ def test_realize_cli_exits_2_naming_the_capability(tmp_path):
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "capabilities.gr.interface" in done.stderr and "GrindState" in done.stderr
-    assert not (tmp_path / "out").exists()  # refused before synthesis (issue 19)
+    assert not (tmp_path / "out").exists()  # refused before synthesis
     good = [sys.executable, "-m", "bdi_supervisor", "synthesize",
             str(ROOT / "config" / "missions" / "coffee.yaml"), "--out", "good"]
     assert subprocess.run(good, cwd=tmp_path, capture_output=True, timeout=120).returncode == 0

@@ -83,7 +83,7 @@ def test_tagged_pymodelchecking_peer_agrees_on_ctl_bdi(structure, fs):
 
 
 def test_until_falsity_on_a_lasso_is_not_a_least_fixpoint():
-    """One state, self-loop, a true, b false (notes §1.4): E[a U b], A[a U b] and AF b are
+    """One state, self-loop, a true, b false (a lasso): E[a U b], A[a U b] and AF b are
     false, which a least fixpoint over 'false' rules never derives; EG a is true."""
     world = World("w", ["u"], 0, [[0]], [frozenset({"a"})])
     structure = Structure(["loop"], [world], {r: empty_automaton(1) for r in "BDI"},
@@ -107,7 +107,7 @@ def test_until_falsity_on_a_lasso_is_not_a_least_fixpoint():
     ("w3", 37, [False, False, True, False, True]),
     ("w4", 37, [False, False, True, False, True]),
 ])
-def test_beer_robot_reproduces_the_notes(actual, nodes, verdicts):
+def test_beer_robot_gives_the_seed_model_verdicts(actual, nodes, verdicts):
     structure = beer_structure(actual)
     checker = Checker(structure)
     oracle = Explicit(structure)
@@ -120,7 +120,7 @@ def test_beer_robot_reproduces_the_notes(actual, nodes, verdicts):
 
 @pytest.mark.parametrize("n, beer_nodes, dry_nodes", [(2, 34, 63), (4, 178, 327),
                                                      (8, 754, 1383)])
-def test_grid_reproduces_the_notes(n, beer_nodes, dry_nodes):
+def test_grid_gives_the_seed_benchmark_node_counts(n, beer_nodes, dry_nodes):
     phi1, phi2 = parse(PHI1), parse(PHI2)
     for actual, nodes, phi1_holds in ((0, beer_nodes, True), (2, dry_nodes, False)):
         structure = grid_structure(n, actual=actual)

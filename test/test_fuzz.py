@@ -1,4 +1,4 @@
-"""Fuzz suite (issue 19 item 7): mutated catalogs, missions, structuredslugs and slugsin specs,
+"""Fuzz suite: mutated catalogs, missions, structuredslugs and slugsin specs,
 CTL-BDI properties and models and BDI-state lines, run through each CLI in this process.
 
 Every case must end with exit 0/1/2/3, no traceback, a bad-input message naming the file,

@@ -1,4 +1,4 @@
-"""Input size and shape limits (issue 19 item 2): every oversized, overnested, alias-bombed,
+"""Input size and shape limits: every oversized, overnested, alias-bombed,
 non-UTF-8 or special input ends with a clear error naming the file, exit 2, no traceback, fast."""
 
 from __future__ import annotations

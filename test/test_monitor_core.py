@@ -73,7 +73,7 @@ def test_nominal_beer_run_stays_in_model_and_ends_true():
 
 
 def test_verdicts_at_every_prefix_equal_the_offline_check():
-    """notes §5.6.7: replayed logs, verdict per prefix = offline membership at that node."""
+    """Replayed logs: the verdict at every prefix is the offline membership at that node."""
     _, records = forced_run("logistics_p0", "goto_table=failure,pick=failure")
     monitor = fresh_monitor("logistics_p0")
     model, checker = monitor.model, monitor.checker

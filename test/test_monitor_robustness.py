@@ -1,4 +1,4 @@
-"""The monitor never raises on a message (issue 19 item 5): a malformed line of any depth or size
+"""The monitor never raises on a message: a malformed line of any depth or size
 is counted and skipped, the next good record is followed as before; ``bdi-monitor replay``
 streams the log and its ``--json`` summarises the verdict changes of a long log."""
 

@@ -1,4 +1,4 @@
-"""Output paths (issue 19 item 3): no user-given name leaves the output folder; a bad ``-o`` /
+"""Output paths: no user-given name leaves the output folder; a bad ``-o`` /
 ``--out`` / ``--bdi-log`` is refused before any work (exit 2, nothing written, no device or link
 replaced or followed); written files and folders follow the umask; ``realize`` onto a
 ``behavior`` that is a file leaves everything as it was."""

@@ -10,6 +10,7 @@ import pytest
 import realize_cases as cases
 from catkin_pkg.package import parse_package
 
+from bdi_supervisor import __version__
 from bdi_supervisor.catalog.model import Parameter
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.flexbe import behavior_names, check_email, generate_package
@@ -229,7 +230,7 @@ def test_package_installs_the_layout_flexbe_needs(tmp_path):
                    check=True, capture_output=True)
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    data = f"{pkg}-0.1.0.data/data"
+    data = f"{pkg}-{__version__}.data/data"
     assert f"{pkg}/vending_sm.py" in names
     assert f"{data}/lib/{pkg}/manifest/vending.xml" in names
     assert f"{data}/share/{pkg}/package.xml" in names

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from catkin_pkg.package import parse_package
 
+from bdi_supervisor import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "bdi_supervisor"
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
@@ -24,6 +26,7 @@ def test_package_xml_is_valid_and_names_rosdep_keys():
     package = parse_package(str(ROOT / "package.xml"))
     package.validate()
     assert package.package_format == 3 and package.name == PACKAGE
+    assert package.version == __version__  # bdi_supervisor/__init__.py is the one place
     assert [e.tagname for e in package.exports] == ["build_type"]
     assert package.exports[0].content == "ament_python"
     depends = {d.name for d in package.exec_depends}

@@ -166,7 +166,7 @@ def test_unrealizable_mission_is_a_negative_verdict(tmp_path, capsys):
 catalog: {CATALOG}
 request: {{initial_conditions: [prep_pay_a], goals: ['soda & !soda'], sm_outcomes: [finished]}}
 """)
-    assert main(["run", str(path)]) == 1  # a verdict (issue 19), not bad input
+    assert main(["run", str(path)]) == 1  # a verdict, not bad input
     err = capsys.readouterr().err
     assert "UNREALIZABLE; nothing to run" in err and "Traceback" not in err
 

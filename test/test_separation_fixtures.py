@@ -16,7 +16,7 @@ FIXTURES = REFERENCE / "well_separation"
 ALL = [p.name for p in reference_files("well_separation/*.slugsin")]
 pytestmark = needs_reference
 
-# Verdicts derived by hand from Def. 2 and Algorithm 1 (notes §4.1-4.2); the trivial guarantee
+# Verdicts derived by hand from Maoz–Ringert's Def. 2 and Algorithm 1; the trivial guarantee
 # means sys_init/sys_trans/sys_liveness are ignored, outputs are free.
 HAND = {
     # everything TRUE: the environment can always move and its liveness TRUE always holds

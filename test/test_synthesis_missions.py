@@ -62,7 +62,7 @@ def test_synthesize_cli_writes_the_output_folder(tmp_path, capsys):
 
 
 def test_synthesize_stops_before_realization_when_the_audit_fails(tmp_path, capsys):
-    """A confirmed audit failure stops the chain before realization and exits 1 (DESIGN §4)."""
+    """A confirmed audit failure stops the chain before realization and exits 1."""
     mission = "test/data/ros/coffee_bounded.yaml"  # bd may fail at most twice in a row
     assert main(["synthesize", mission, "--out", str(tmp_path), "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)

@@ -1,4 +1,5 @@
-"""The seed's beer robot, abstract model (``notes/ctl_bdi.md`` §2.3).
+"""The beer robot of La Torre and Parlato's CTL-BDI model checker, abstract model
+(docs/references.md).
 
 Three locations (lounge L, fridge F, door D), two directions (1 task_step, 2 attend_door), four
 worlds over two uncertain facts: ``br`` (beer in the fridge) and ``pd`` (person at the door).
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from bdi_monitor.structure import Automaton, Structure, World, validate
 
-#: properties of the seed (notes §2.2) and the extra checks of §2.3
+#: the seed model's two properties and extra checks
 PHI1 = "AG(bel br -> EF bb)"
 PHI2 = "AG(bel br -> AF bb)"
 EXTRA = ("AG(atF -> bel br | bel !br)", "AG(bel br -> br)", "bel EF bb")

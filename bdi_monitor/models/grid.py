@@ -1,4 +1,4 @@
-"""The grid beer robot: the seed's benchmark generalized (``notes/ctl_bdi.md`` §2.3).
+"""The grid beer robot: the seed's benchmark generalized (docs/ctl-bdi.md).
 
 An n×n grid with the lounge, the door and the fridge on cells (:mod:`.grid_layout`); directions
 1 N, 2 E, 3 S, 4 W, 5 stay (a blocked move stays, so every state has all five successors). A

@@ -1,5 +1,4 @@
-"""The grid beer robot's layout: cells, obstacles, objects and world instances
-(``notes/ctl_bdi.md`` §2.3).
+"""The grid beer robot's layout: cells, obstacles, objects and world instances.
 
 An n×n grid with the lounge, the door and the fridge on cells; directions 1 N, 2 E, 3 S, 4 W,
 5 stay (a blocked move stays). World instances: the four (br, pd) combinations, then further

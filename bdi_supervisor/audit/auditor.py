@@ -1,6 +1,6 @@
 """The strategy auditor: protocol, deadlock, bounded-failure, trap and livelock checks.
 
-Semantics (notes/reference_pipeline.md §4.3, extended): the strategy is run against a protocol
+Semantics (the reference pipeline's strategy auditor, extended; docs/audit-reduction.md): the strategy is run against a protocol
 monitor. The pending capability on an edge ``s -> t`` is the one ``s`` activates (a function of
 ``s``), so the monitor's only extra state is the vector of consecutive-failure counters of the
 capabilities with a finite ``max_consecutive_failures``; the product ``state × counters`` is built

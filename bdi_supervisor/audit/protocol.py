@@ -1,6 +1,6 @@
 """Protocol view: which capability a strategy state activates and which outcome it observed.
 
-Derived from the catalog and the proposition encoding (notes/reference_pipeline.md §3.1):
+Derived from the catalog and the proposition encoding (docs/spec.md):
 
 - **one-hot**: activation ``<cap>_a`` (sys bool), outcome ``<cap>_<t>`` (env bool, ``t`` the
   first letter of the normalized outcome);

@@ -30,6 +30,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bdi_supervisor import __version__
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.machine import SupervisorMachine
 from bdi_supervisor.realize.safety import (
@@ -351,7 +352,7 @@ def generate_package(
     package: str | None = None,
     author: str = DEFAULT_AUTHOR,
     email: str = DEFAULT_EMAIL,
-    version: str = "0.1.0",
+    version: str = __version__,
     date: str | None = None,
     ambiguity: str = "error",
 ) -> BehaviorPackage:

@@ -1,4 +1,4 @@
-"""The reference pipeline's reducer, re-implemented for comparison (notes §4.4).
+"""The reference pipeline's one-pass reducer, re-implemented for comparison.
 
 Kept only to reproduce the paper's ``|Reduced|`` column next to :func:`reduce`'s numbers; do not
 deploy its result. The reference (1) picks an initial root (no incoming edge; lowest rank, tagged

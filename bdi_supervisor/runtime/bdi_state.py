@@ -1,4 +1,4 @@
-"""The live BDI state record (DESIGN.md §5): schema, JSON Lines writer, in-process callbacks.
+"""The live BDI state record (docs/running.md): schema, JSON Lines writer, in-process callbacks.
 
 The executor emits one record per event of a run. Consumers (the runtime monitor, the ROS
 supervisor node, ``bdi-monitor replay``) read them from a JSON Lines file (one JSON object per

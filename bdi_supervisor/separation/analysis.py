@@ -2,7 +2,7 @@
 
 The environment part ``<theta_e, rho_e, J_e>`` is well-separated iff the system, playing the
 trivial guarantee ``<true, true, {false}>``, has no reachable winning state (FSE 2016, Def. 2).
-As in slugs' ``--checkWellSeparation`` (``notes/reference_pipeline.md`` §4.2):
+As in the CNURobotics slugs fork's ``--checkWellSeparation``:
 
 1. ``theta_e`` unsatisfiable: ``P-all/E-ini``.
 2. ``reach``: states reachable from ``theta_e`` under ``rho_e`` with arbitrary outputs.

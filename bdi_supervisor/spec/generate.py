@@ -6,7 +6,8 @@ Public API:
   option overrides) to a :class:`GR1Spec`.
 - :func:`generate` — the same from a catalog, a request, custom constraints and options.
 
-The formula schemas are the reference pipeline's (``notes/reference_pipeline.md`` §3), built as
+The formula schemas are the reference pipeline's (docs/spec.md; deviations in docs/differences.md),
+built as
 syntax trees; every clause carries an :class:`Origin` naming its capability and rule. Rules, in
 the order they are emitted:
 

@@ -1,4 +1,4 @@
-"""Synthesis options and the synthesis record (DESIGN.md §4.3).
+"""Synthesis options and the synthesis record (docs/synthesis.md).
 
 :class:`SynthesisOptions` are the knobs a mission or the CLI may set; :class:`SynthesisResult`
 is what :func:`bdi_supervisor.synthesis.synthesize.synthesize` returns: a status
