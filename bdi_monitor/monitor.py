@@ -39,6 +39,7 @@ from bdi_monitor.mission_model import LaunchResult, MissionModel, ModelChecker
 from bdi_monitor.verdict import Verdict
 from bdi_supervisor.common import PropertyValue
 from bdi_supervisor.limits import MAX_DATA_DEPTH, MAX_RECORD_BYTES, excerpt
+from bdi_supervisor.runtime.bdi_state import EVENTS
 from bdi_supervisor.yamlsource import json_depth
 
 SCHEMA = "bdi_supervisor/bdi_state"
@@ -178,7 +179,7 @@ class Monitor:
         run_id, seq, event = record.get("run_id"), record.get("seq"), record.get("event")
         if not isinstance(run_id, str) or not _is_count(seq):
             return self._malformed("bad_header")
-        if event not in ("start", "activate", "outcome", "end"):
+        if event not in EVENTS:
             return self._malformed("bad_event")
         if run_id != self.run_id:
             self.run_id, self.last_seq = run_id, None
@@ -202,7 +203,7 @@ class Monitor:
             return self._activate(record, seq)
         if event == "outcome":
             return self._outcome(record, seq)
-        return None  # end: nothing moves
+        return None  # status, end: nothing moves
 
     def _start(self, record: dict, seq: int) -> None:
         self.lost = False

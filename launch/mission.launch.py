@@ -3,19 +3,23 @@
 Arguments: ``mission`` (a mission file, or the name of one under ``config/missions`` beside this
 file's folder: ``share/bdi_supervisor/config/missions`` when installed), ``runner``
 (``embedded``: the supervisor node runs the strategy itself; ``flexbe``: it starts the realized
-behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``. The node list is
-:func:`bdi_supervisor.ros.launch_plan.plan`'s, which validates the mission in full first; this
-file only turns it into launch actions.
+behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``,
+``exit_when_done``. The node list is :func:`bdi_supervisor.ros.launch_plan.plan`'s, which
+validates the mission in full first; this file only turns it into launch actions.
+
+Everything that can fail is resolved before the first action is returned (the mission, the
+included launch files, loaded here): a launch that cannot be set up starts no process at all.
 
 Any node's exit ends the launch and stops the other nodes (a node here runs for the whole
 launch): a non-zero exit makes the launch exit non-zero with a message naming the node; a clean
-one (``exit_when_done``) shuts the launch down with exit code 0.
+one (``exit_when_done``, after a run that reached its goal) shuts the launch down with exit
+code 0.
 """
 
 from functools import partial
 from pathlib import Path
 
-from ament_index_python.packages import get_package_share_directory
+from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import (
     DeclareLaunchArgument,
@@ -42,25 +46,37 @@ def _on_exit(spec, event, context):
     return [Shutdown(reason=launch_plan.on_node_exit(spec, event.returncode))]
 
 
+def _share(package):
+    try:
+        return Path(get_package_share_directory(package))
+    except PackageNotFoundError:
+        return None
+
+
+def _include(include):
+    source = PythonLaunchDescriptionSource(
+        str(launch_plan.find_include(include, _share(include.package))))
+    source.try_get_launch_description_without_context()  # a broken file fails here, not later
+    return IncludeLaunchDescription(source, launch_arguments=include.arguments.items())
+
+
 def _actions(context):
     mission = launch_plan.resolve_mission(
         LaunchConfiguration("mission").perform(context), [CONFIG / "missions"])
     use_sim_time = launch_plan.parse_bool(
         "use_sim_time", LaunchConfiguration("use_sim_time").perform(context))
+    exit_when_done = launch_plan.parse_bool(
+        "exit_when_done", LaunchConfiguration("exit_when_done").perform(context))
     plan = launch_plan.plan(mission, LaunchConfiguration("runner").perform(context),
                             use_sim_time, CONFIG,
-                            LaunchConfiguration("output_dir").perform(context))
-    actions = []
+                            LaunchConfiguration("output_dir").perform(context), exit_when_done)
+    actions = [_include(include) for include in plan.includes]
     for spec in plan.nodes:
         node = Node(package=spec.package, executable=spec.executable, name=spec.name,
                     parameters=[*spec.parameter_files, spec.parameters],
                     remappings=list(spec.remappings), output="screen")
         actions += [node, RegisterEventHandler(OnProcessExit(target_action=node,
                                                              on_exit=partial(_on_exit, spec)))]
-    for include in plan.includes:
-        path = Path(get_package_share_directory(include.package), "launch", include.file)
-        actions.append(IncludeLaunchDescription(PythonLaunchDescriptionSource(str(path)),
-                                                launch_arguments=include.arguments.items()))
     return actions
 
 
@@ -74,7 +90,11 @@ def generate_launch_description():
         DeclareLaunchArgument("use_sim_time", default_value="false",
                               choices=["true", "false"], description="use /clock"),
         DeclareLaunchArgument("output_dir", default_value="",
-                              description="where the synthesis node writes its records "
-                                          "(default: a fresh temporary folder)"),
+                              description="where the synthesis node writes its run folders "
+                                          "(default: a new folder under the ROS log folder)"),
+        DeclareLaunchArgument("exit_when_done", default_value="false",
+                              choices=["true", "false"],
+                              description="end the launch when the run ends: exit code 0 when "
+                                          "the goal was reached, else 1"),
         OpaqueFunction(function=_actions),
     ])

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                 "bdi_supervisor.realize", "bdi_supervisor.draw")),
     ("runtime", ("bdi_supervisor.runtime",)),
     ("domains", ("bdi_supervisor.domains",)),
-    ("pipeline", ("bdi_supervisor.pipeline",)),
+    ("pipeline", ("bdi_supervisor.pipeline", "bdi_supervisor.handover")),
     ("sweep", ("bdi_supervisor.sweep",)),
     ("monitor", ("bdi_monitor.*",)),
     ("top", ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_supervisor.ros",

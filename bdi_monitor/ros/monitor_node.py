@@ -57,7 +57,7 @@ class MonitorNode(SuiteNode):
                  core: port.MonitorPort | None = None) -> None:
         """``core`` replaces the one built from the mission (for embedding and tests)."""
         super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
-        mission = params.existing_file("mission", params.declare(
+        mission = params.mission_file("mission", params.declare(
             self, "mission", "", "mission file whose CTL-BDI properties are monitored"))
         self.hardware_id = params.declare(
             self, "hardware_id", "", "DiagnosticStatus hardware_id (default: mission name)") \

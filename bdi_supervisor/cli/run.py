@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
-from bdi_supervisor.common import AuditVerdict, ExitCode
+from bdi_supervisor.common import ExitCode
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.cli.synthesis_view import print_audit_warnings, solving_status
     from bdi_supervisor.display import output_console, plain
     from bdi_supervisor.errors import InputError
+    from bdi_supervisor.handover import Refused, check_audit
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.outpaths import check_output_file
     from bdi_supervisor.pipeline import NoSupervisor, load_folder, prepare
@@ -118,14 +119,15 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
         return ExitCode.NEGATIVE
-    if prepared.audit not in (None, AuditVerdict.PASS):
-        message = f"supervisor audit {prepared.audit}; not executing"
+    try:
+        check_audit(prepared.audit, args.from_dir)
+    except Refused as refused:
         if args.json:
             print(json.dumps({"mission": mission.name, "audit": prepared.audit,
                               "counts": prepared.counts, "audit_warnings": prepared.warnings,
                               "result": None}, indent=1))
         else:
-            print(message, file=sys.stderr)
+            print(refused, file=sys.stderr)
         return ExitCode.NEGATIVE
     options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
                          bdi_log=Path(args.bdi_log) if args.bdi_log else None,

@@ -5,33 +5,17 @@ They implement the executor's adapter contract (:mod:`bdi_supervisor.runtime.ada
 executor drives a robot's ROS interfaces exactly as it drives a simulator. The node that owns them
 must be spinning in another thread while the executor polls (the supervisor node does this).
 
-Configuration, per capability (a mapping, from the supervisor node's ``adapters`` YAML file)::
-
-    bd:
-      kind: service                # std_srvs/srv/Trigger-like: a bool field decides
-      name: /coffee/button
-      type: std_srvs/srv/Trigger
-      request: {}                  # constant request fields
-      success_field: success       # true -> completed, false -> failure (the defaults)
-      timeout: 5.0                 # deadline of one activation, seconds
-    br:
-      kind: action
-      name: /coffee/brew
-      type: test_msgs/action/Fibonacci
-      goal: {order: 3}             # constant goal fields; activation parameters whose names are
-                                   # goal fields are set too
-      outcomes: {succeeded: completed, aborted: failure, canceled: failure}
-
-Interface types are imported from their ``pkg/srv|action/Name`` by module path only after the
-name is checked against ``^[a-z][a-z0-9_]*/(srv|action)/[A-Z][A-Za-z0-9]*$`` (no user text is
-evaluated). Requests and goals are built with ``check_fields=True`` (Jazzy's generated
-messages skip type checks by default), so a mistyped constant fails at start-up.
+Configuration: the ROS adapters file, read and validated without ROS by
+:mod:`bdi_supervisor.runtime.adapter_config` (kinds, names, type names, timeouts, goal
+statuses); here the interface types are imported from their ``pkg/srv|action/Name`` (only names
+of that shape, never other user text) and the constant fields checked against them. Requests
+and goals are built with ``check_fields=True`` (Jazzy's generated messages skip type checks by
+default), so a mistyped constant fails at start-up.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,29 +25,22 @@ from rclpy.action import ActionClient
 from rclpy.node import Node
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.runtime.adapter_config import AdapterSpec, parse_adapters
 from bdi_supervisor.runtime.adapters import Activation, AdapterInfo, Outcome
-
-_TYPE = re.compile(r"^(?P<pkg>[a-z][a-z0-9_]*)/(?P<kind>srv|action)/(?P<name>[A-Z][A-Za-z0-9]*)$")
-_NAME = re.compile(r"^~?/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
 
 STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
                 GoalStatus.STATUS_CANCELED: "canceled"}
-DEFAULT_ACTION_OUTCOMES = {"succeeded": "completed", "aborted": "failure", "canceled": "failure"}
-KINDS = ("service", "action")
 
 
-def import_interface(type_name: str, kind: str, where: str, source: str | None):
-    """The generated class of ``pkg/srv/Name`` or ``pkg/action/Name``."""
-    match = _TYPE.match(type_name or "")
-    if not match or match["kind"] != kind:
-        raise InputError("not an interface type name", file=source, key=f"{where}.type",
-                         found=repr(type_name), expected=f"<package>/{kind}/<Name>")
+def import_interface(spec: AdapterSpec):
+    """The generated class of the spec's ``pkg/srv/Name`` or ``pkg/action/Name``."""
+    package, kind, name = spec.interface
     try:
-        module = importlib.import_module(f"{match['pkg']}.{kind}")
-        return getattr(module, match["name"])
+        return getattr(importlib.import_module(f"{package}.{kind}"), name)
     except (ImportError, AttributeError):
-        raise InputError("interface type not installed", file=source, key=f"{where}.type",
-                         found=type_name, expected="an installed ROS 2 interface") from None
+        raise InputError("interface type not installed", file=spec.source,
+                         key=f"{spec.where}.type", found=spec.type_name,
+                         expected="an installed ROS 2 interface") from None
 
 
 def _fill(message, values: Mapping[str, Any], where: str, source: str | None, strict: bool):
@@ -144,11 +121,6 @@ class ActionAdapter:
 
     def __post_init__(self) -> None:
         where = f"adapters.{self.capability}"
-        unknown = set(self.status_outcomes) - set(STATUS_NAMES.values())
-        if unknown:
-            raise InputError("unknown goal status", file=self.source, key=f"{where}.outcomes",
-                             found=", ".join(sorted(unknown)),
-                             expected="succeeded, aborted, canceled")
         _fill(self.action_type.Goal(check_fields=True), self.goal, f"{where}.goal", self.source, strict=True)
         self.client = ActionClient(self.node, self.action_type, self.name)
 
@@ -189,44 +161,24 @@ class ActionAdapter:
         return self.status_outcomes.get(status, failure)
 
 
+def create_adapters(node: Node, specs: Mapping[str, AdapterSpec]
+                    ) -> dict[str, ServiceAdapter | ActionAdapter]:
+    """Adapters owned by ``node`` for validated specs (interface types imported here)."""
+    adapters: dict[str, ServiceAdapter | ActionAdapter] = {}
+    for capability, spec in specs.items():
+        interface = import_interface(spec)
+        if spec.kind == "service":
+            adapters[capability] = ServiceAdapter(
+                node, capability, spec.name, interface, spec.constants, spec.success_field,
+                timeout=spec.timeout, source=spec.source)
+        else:
+            adapters[capability] = ActionAdapter(
+                node, capability, spec.name, interface, spec.constants, spec.status_outcomes,
+                spec.timeout, spec.source)
+    return adapters
+
+
 def build_adapters(node: Node, config: Mapping[str, Any], source: str | None = None
                    ) -> dict[str, ServiceAdapter | ActionAdapter]:
     """Adapters for every capability of ``config`` (the ``adapters`` mapping)."""
-    if not isinstance(config, Mapping):
-        raise InputError("adapters must be a mapping", file=source, key="adapters",
-                         found=type(config).__name__, expected="capability: {kind, name, type}")
-    adapters: dict[str, ServiceAdapter | ActionAdapter] = {}
-    for capability, entry in config.items():
-        where = f"adapters.{capability}"
-        if not isinstance(entry, Mapping):
-            raise InputError("adapter entry must be a mapping", file=source, key=where,
-                             found=type(entry).__name__, expected="{kind, name, type, ...}")
-        allowed = {"service": {"kind", "name", "type", "request", "success_field", "timeout"},
-                   "action": {"kind", "name", "type", "goal", "outcomes", "timeout"}}
-        kind = entry.get("kind")
-        if kind not in KINDS:
-            raise InputError("unknown adapter kind", file=source, key=f"{where}.kind",
-                             found=repr(kind), expected=" or ".join(KINDS))
-        extra = sorted(str(key) for key in set(entry) - allowed[kind])
-        if extra:
-            raise InputError("unknown key", file=source, key=f"{where}.{extra[0]}",
-                             found=extra[0], expected=", ".join(sorted(allowed[kind])))
-        name = entry.get("name")
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError("not a ROS name", file=source, key=f"{where}.name",
-                             found=repr(name), expected="a topic-style name like /robot/brew")
-        timeout = entry.get("timeout", 10.0 if kind == "service" else 60.0)
-        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
-            raise InputError("bad timeout", file=source, key=f"{where}.timeout",
-                             found=repr(timeout), expected="seconds > 0")
-        interface = import_interface(entry.get("type"), "srv" if kind == "service" else kind,
-                                     where, source)
-        if kind == "service":
-            adapters[capability] = ServiceAdapter(
-                node, capability, name, interface, dict(entry.get("request") or {}),
-                entry.get("success_field", "success"), timeout=float(timeout), source=source)
-        else:
-            adapters[capability] = ActionAdapter(
-                node, capability, name, interface, dict(entry.get("goal") or {}),
-                dict(entry.get("outcomes") or DEFAULT_ACTION_OUTCOMES), float(timeout), source)
-    return adapters
+    return create_adapters(node, parse_adapters(config, source))

@@ -4,8 +4,7 @@ flexbe_onboard looks a behavior up by ``behavior_key = adler32(package_path) & 0
 BehaviorLibrary key) and verifies ``behavior_id = adler32(source text) & 0x7fffffff`` against the
 installed ``<module>.py`` before it runs it (a mismatch is BEStatus ERROR): the supervisor node
 computes both from the realized files, so the installed copy must be the one just realized and
-audited. BEStatus codes: STARTED 0, FINISHED 1 (``args[0]`` = the outcome, ``failed`` included),
-FAILED 2, LOCKED 4, WAITING 5, SWITCHING 6, WARNING 10, ERROR 11, READY 20.
+audited. What happens after the selection is sent: :mod:`bdi_supervisor.ros.flexbe_run`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from xml.etree import ElementTree
 
 from bdi_supervisor.errors import InputError
 
-STARTED, FINISHED, FAILED, ERROR, READY = 0, 1, 2, 11, 20
 AUTONOMY_LEVELS = (0, 1, 2, 3, 255)
 
 

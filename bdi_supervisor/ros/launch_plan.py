@@ -26,6 +26,10 @@ PACKAGE = "bdi_supervisor"
 RUNNERS = ("embedded", "flexbe")
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
+#: folders of ``share/<package>`` searched for an included launch file, in order: ``launch/`` by
+#: ROS convention, then the share folder itself (where FlexBE 2.3 and 4.x install
+#: ``behavior_onboard.launch.py``)
+INCLUDE_FOLDERS = ("launch", "")
 MONITOR = "bdi_monitor"
 
 
@@ -43,7 +47,8 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class IncludeSpec:
-    """A launch file ``share/<package>/launch/<file>`` included with string arguments."""
+    """A launch file of ``share/<package>`` (see :func:`find_include`) included with string
+    arguments."""
 
     package: str
     file: str
@@ -77,6 +82,25 @@ def resolve_mission(value: str, search: list[Path]) -> Path:
     known = sorted(p.stem for folder in search if folder.is_dir() for p in folder.glob("*.yaml"))
     raise InputError("mission file not found", key="mission", found=repr(value),
                      expected="an existing file or one of: " + (", ".join(known) or "(none)"))
+
+
+def find_include(include: IncludeSpec, share_dir: Path | None) -> Path:
+    """The launch file of ``include`` in the package's share folder ``share_dir`` (``None``: the
+    package is not installed): ``launch/<file>``, else ``<file>`` at the top of the folder, as
+    FlexBE installs its onboard launch file. Raises :class:`~bdi_supervisor.errors.InputError`
+    naming every place looked at."""
+    if share_dir is None:
+        raise InputError(f"package '{include.package}' is not installed", key="runner",
+                         found="flexbe" if include.package == ONBOARD[0] else include.package,
+                         expected=f"'{include.package}' on AMENT_PREFIX_PATH (source the "
+                                  "workspace that has it), or runner:=embedded")
+    places = [Path(share_dir, folder, include.file) for folder in INCLUDE_FOLDERS]
+    for place in places:
+        if place.is_file():
+            return place
+    raise InputError(f"launch file '{include.file}' of package '{include.package}' not found",
+                     key="runner", found=", ".join(map(str, places)) + ": none exists",
+                     expected=f"an installed {include.package} that ships {include.file}")
 
 
 def parse_bool(name: str, value: str | bool) -> bool:
@@ -126,12 +150,15 @@ def on_node_exit(node: NodeSpec, code: int) -> str:
 
 
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
-         config_dir: Path | None = None, output_dir: str = "") -> LaunchPlan:
+         config_dir: Path | None = None, output_dir: str = "",
+         exit_when_done: bool = False) -> LaunchPlan:
     """The nodes for ``mission`` run by ``runner``.
 
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
     properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``. ``config_dir`` holds
-    ``<executable>.yaml`` parameter files, used where present.
+    ``<executable>.yaml`` parameter files, used where present. ``exit_when_done`` goes to the
+    supervisor node: it exits when the run ends (0 on the goal, 1 otherwise), which ends the
+    launch with that result (:func:`on_node_exit`).
     """
     if runner not in RUNNERS:
         raise InputError("unknown runner", key="runner", found=repr(runner),
@@ -139,7 +166,8 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     loaded = validate_mission(mission)
     common = {"mission": str(mission), "use_sim_time": use_sim_time}
     wanted = [("synthesis_node", "bdi_synthesis", {"output_dir": output_dir}),
-              ("supervisor_node", "bdi_supervisor", {"runner": runner})]
+              ("supervisor_node", "bdi_supervisor",
+               {"runner": runner, "exit_when_done": exit_when_done})]
     if has_properties(loaded):
         wanted.append(("monitor_node", MONITOR, {}))
         if runner == "embedded":  # the run waits until the monitor hears the stream

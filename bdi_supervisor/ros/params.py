@@ -34,6 +34,22 @@ def existing_file(name: str, value: str, *, required: bool = True) -> Path | Non
     return path
 
 
+def mission_file(name: str, value: str) -> Path:
+    """``value`` as a mission: the path of a file, or the name of a shipped mission
+    (``coffee_extended``), resolved as the command line and the launch file resolve it."""
+    from bdi_supervisor import shipped
+    from bdi_supervisor.errors import InputError
+
+    if not value:
+        raise ParameterError(name, value, "a mission file or the name of a shipped mission")
+    try:
+        return shipped.resolve("missions", str(Path(value).expanduser()))
+    except InputError:
+        known = ", ".join(shipped.names("missions")) or "(none installed)"
+        raise ParameterError(name, value, "the path of an existing file or a shipped mission: "
+                                          + known) from None
+
+
 def writable_dir(name: str, value: str) -> Path:
     """``value`` as a folder this process can write, created (with its parents) if missing.
 

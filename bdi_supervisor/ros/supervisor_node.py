@@ -14,6 +14,9 @@ Parameters:
 - ``exit_when_done`` (bool, default false): end the process when the run ends, exit code 0 if
   the mission goal was reached, else 1;
 - ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``;
+- ``flexbe_timeout`` (float s, default 30), ``flexbe_resend_period`` (float s, default 5): how
+  long a ``runner:=flexbe`` run waits for onboard to acknowledge the behavior, and how often it
+  re-sends the selection meanwhile (:mod:`bdi_supervisor.ros.flexbe_run`);
 - ``monitor_node`` (string, default empty): the monitor that must hear the run from its first
   record. An embedded run starts only once a node of this name (or fully qualified name, when it
   contains ``/``) is subscribed to ``bdi_supervisor/bdi_state`` and matched with this node's
@@ -24,35 +27,42 @@ Parameters:
   starts anyway, with an error in the log and a warning on ``/diagnostics`` (the stream keeps
   the whole run for a monitor that subscribes later, see :data:`~bdi_supervisor.ros.qos.STREAM`).
 
+The hand-over checks (same mission, audit PASS, the sha256 of ``reduced.json``) are
+:mod:`bdi_supervisor.handover`'s, shared with ``bdi-supervisor run``; the adapters file is read
+by :mod:`bdi_supervisor.runtime.adapter_config`.
+
 Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on a worker thread
 (the node keeps spinning for the ROS adapters) and publishes every BDI-state record on
-``bdi_supervisor/bdi_state``. FlexBE: publishes ``flexbe_msgs/BehaviorSelection`` on
+``bdi_supervisor/bdi_state``. FlexBE: sends ``flexbe_msgs/BehaviorSelection`` on
 ``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, which must be built
-and installed where onboard finds it) and follows ``flexbe/status``. Both publish the run's state
-on ``/diagnostics`` (``bdi_supervisor: run``).
+and installed where onboard finds it) once onboard subscribes, re-sends until a ``BEStatus`` on
+``flexbe/status`` acknowledges it or the timeout ends the run, and reports every ``BEStatus``
+(:mod:`bdi_supervisor.ros.flexbe_run`). Both publish the run's state on ``/diagnostics``
+(``bdi_supervisor: run``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
+import time
 from pathlib import Path
 
 from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 
 import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
-from bdi_supervisor.common import AuditVerdict, ExitCode
+from bdi_supervisor import handover
+from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.ros import diagnostics, flexbe_start, params, qos, topics, wire
+from bdi_supervisor.handover import RunState
+from bdi_supervisor.ros import diagnostics, flexbe_run, flexbe_start, params, qos, topics, wire
 from bdi_supervisor.ros.launch_plan import RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
-from bdi_supervisor.yamlsource import load_yaml
+from bdi_supervisor.runtime.adapter_config import read_adapters
 
 NODE_NAME = "bdi_supervisor"
-RUN_LEVELS = {"goal_reached": Level.OK, "running": Level.OK, "waiting": Level.OK}
 
 
 def names_node(wanted: str, name: str, namespace: str) -> bool:
@@ -61,10 +71,6 @@ def names_node(wanted: str, name: str, namespace: str) -> bool:
     if "/" not in wanted:
         return wanted == name
     return wanted.rstrip("/") == f"{namespace.rstrip('/')}/{name}"
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class SupervisorNode(SuiteNode):
@@ -76,7 +82,7 @@ class SupervisorNode(SuiteNode):
         super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
         from bdi_supervisor.mission import load_mission
 
-        mission_path = params.existing_file("mission", params.declare(
+        mission_path = params.mission_file("mission", params.declare(
             self, "mission", "", "mission file"))
         self.runner = params.one_of("runner", params.declare(
             self, "runner", "embedded", "embedded or flexbe"), RUNNERS)
@@ -98,12 +104,20 @@ class SupervisorNode(SuiteNode):
                                            "monitor to wait for before a run (empty: none)")
         self.monitor_timeout = params.positive("monitor_timeout", params.declare(
             self, "monitor_timeout", 120.0, "seconds to wait for monitor_node"))
+        self.flexbe_timeout = params.positive("flexbe_timeout", params.declare(
+            self, "flexbe_timeout", flexbe_run.DEFAULT_TIMEOUT,
+            "seconds to wait for FlexBE onboard to acknowledge the behavior"))
+        self.flexbe_resend = params.positive("flexbe_resend_period", params.declare(
+            self, "flexbe_resend_period", flexbe_run.DEFAULT_RESEND_PERIOD,
+            "seconds between BehaviorSelection re-sends until onboard acknowledges"))
         self.mission = load_mission(mission_path)
         self.ros_adapters = self._adapters(adapters_file) if adapters_file else {}
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
-        self.state, self.detail = "waiting", "waiting for an audited supervisor"
+        self.state, self.detail = RunState.WAITING, "waiting for an audited supervisor"
         self.result = None
+        self.flexbe_run: flexbe_run.FlexbeRun | None = None
+        self.handshake: flexbe_run.Handshake | None = None
         self.bdi = self.create_publisher(String, topics.BDI_STATE, qos.STREAM)
         self.diagnostics = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                  qos.DIAGNOSTICS)
@@ -120,19 +134,9 @@ class SupervisorNode(SuiteNode):
 
     # -- configuration ---------------------------------------------------------------------------
     def _adapters(self, path: Path) -> dict:
-        from bdi_supervisor.ros.adapters import build_adapters
+        from bdi_supervisor.ros.adapters import create_adapters
 
-        config = load_yaml(path, "adapters file").data
-        config = (config or {}).get("adapters", config) if isinstance(config, dict) else config
-        config = {} if config is None else config
-        capabilities = self.mission.catalog.capabilities
-        unknown = (sorted(str(k) for k in set(config) - set(capabilities))
-                   if isinstance(config, dict) else [])
-        if unknown:
-            raise InputError("no such capability in the mission's catalog", file=str(path),
-                             key=f"adapters.{unknown[0]}", found=unknown[0],
-                             expected=", ".join(sorted(self.mission.catalog.capabilities)))
-        return build_adapters(self, config, str(path))
+        return create_adapters(self, read_adapters(path, self.mission.catalog.capabilities))
 
     def _flexbe_endpoints(self):
         try:
@@ -152,26 +156,23 @@ class SupervisorNode(SuiteNode):
         except wire.WireError as error:
             self.get_logger().error(f"ignoring a malformed hand-over: {error}")
             return
-        if Path(body.get("mission", "")).resolve() != Path(self.mission.file).resolve():
+        if not handover.same_mission(body, self.mission.file):
             self.get_logger().warning(f"ignoring the hand-over of another mission: "
                                       f"{body.get('mission')}")
             return
-        if self.pending is not None or (self.thread is not None and self.thread.is_alive()):
+        if self.state == RunState.RUNNING or self.pending is not None:
             self.get_logger().warning("a run is in progress; ignoring the new hand-over")
             return
-        folder = Path(body.get("folder", ""))
-        if body.get("audit") != AuditVerdict.PASS:
-            self._refuse(f"hand-over without audit PASS ({body.get('audit')!r})")
-        elif not (folder / "reduced.json").is_file():
-            self._refuse(f"hand-over names no reduced.json in {folder}")
-        elif sha256(folder / "reduced.json") != body.get("reduced_sha256"):
-            self._refuse(f"{folder / 'reduced.json'} changed after its audit")
-        else:
-            self.start(folder)
+        try:
+            folder = handover.accept_handover(body, self.mission.file)
+        except handover.Refused as why:
+            self._refuse(str(why))
+            return
+        self.start(folder)
 
     def _refuse(self, why: str) -> None:
         self.get_logger().error(f"not running: {why}")
-        self.state, self.detail = "refused", why
+        self.state, self.detail = RunState.REFUSED, why
         self.publish_status()
 
     # -- running ------------------------------------------------------------------------------
@@ -180,17 +181,19 @@ class SupervisorNode(SuiteNode):
         from bdi_supervisor.pipeline import load_folder
 
         prepared = load_folder(folder, self.mission)
-        if prepared.audit not in (None, AuditVerdict.PASS):
-            self._refuse(f"audit {prepared.audit} in {folder}")
+        try:
+            handover.check_audit(prepared.audit, folder)
+        except handover.Refused as why:
+            self._refuse(str(why))
             return
         self.folder = folder
         if self.runner == "flexbe":
-            self._start_flexbe(folder)
+            self._start_flexbe(folder, prepared.machine.initial)
             return
         if self.monitor_node and not self.monitor_ready():
             deadline = self.get_clock().now().nanoseconds + int(self.monitor_timeout * 1e9)
             self.pending = (prepared, deadline)
-            self.state, self.detail = "waiting", (
+            self.state, self.detail = RunState.WAITING, (
                 f"waiting up to {self.monitor_timeout:g} s for the monitor '{self.monitor_node}' "
                 f"to subscribe to {self.bdi.topic_name}")
             self.get_logger().info(self.detail)
@@ -225,7 +228,7 @@ class SupervisorNode(SuiteNode):
         self._start_thread(prepared)
 
     def _start_thread(self, prepared) -> None:
-        self.state, self.detail = "running", f"running {self.folder}"
+        self.state, self.detail = RunState.RUNNING, f"running {self.folder}"
         self.get_logger().info(f"running the supervisor of {self.mission.name} from "
                                f"{self.folder}")
         self.thread = threading.Thread(target=self._run, args=(prepared,), daemon=True,
@@ -242,12 +245,12 @@ class SupervisorNode(SuiteNode):
             self.result = run_supervisor(self.mission, prepared.machine, prepared.reduced,
                                          options=options, callbacks=[self._publish_record],
                                          stop=self.stop, adapters=self.ros_adapters)
-            self.state, self.detail = self.result.status, self.result.reason
+            self.state, self.detail = RunState(self.result.status), self.result.reason
             code = ExitCode.OK if self.result.goal_reached else ExitCode.NEGATIVE
         except InputError as error:
-            self.state, self.detail, code = "error", error.describe(), ExitCode.BAD_INPUT
+            self.state, self.detail, code = RunState.ERROR, error.describe(), ExitCode.BAD_INPUT
             self.get_logger().error(f"cannot run: {error.describe()}")
-        self.get_logger().info(f"run ended: {self.state} ({self.detail})")
+        self.get_logger().info(f"run ended: {self.state.value} ({self.detail})")
         self.publish_status()
         if self.exit_when_done:
             self.finish(code)
@@ -255,39 +258,83 @@ class SupervisorNode(SuiteNode):
     def _publish_record(self, record: dict) -> None:
         self.bdi.publish(String(data=wire.encode_record(record)))
 
-    def _start_flexbe(self, folder: Path) -> None:
+    # -- FlexBE -------------------------------------------------------------------------------
+    def _start_flexbe(self, folder: Path, initial_state: str) -> None:
         package_path, module_file = flexbe_start.find_behavior(folder / "behavior")
-        chosen = flexbe_start.selection(package_path, module_file, self.autonomy)
-        message = self.flexbe["selection"](
-            behavior_key=chosen.behavior_key, behavior_id=chosen.behavior_id,
-            autonomy_level=chosen.autonomy_level, arg_keys=list(chosen.arg_keys),
-            arg_values=list(chosen.arg_values))
-        self.flexbe["start"].publish(message)
-        self.state, self.detail = "running", f"started {package_path} in FlexBE onboard"
+        self.selection = flexbe_start.selection(package_path, module_file, self.autonomy)
+        goals = tuple(goal.text for goal in self.mission.request.goals)
+        self.flexbe_run = flexbe_run.FlexbeRun(self.mission.name, self.selection.behavior_id,
+                                               initial_state, goals)
+        self.handshake = flexbe_run.Handshake(self.selection.behavior_id, time.monotonic(),
+                                              self.flexbe_timeout, self.flexbe_resend)
+        self.state, self.detail = RunState.RUNNING, (
+            f"starting {package_path} in FlexBE onboard (behavior {self.selection.behavior_id})")
         self.get_logger().info(self.detail)
+        self.poll = self.create_timer(0.1, self._flexbe_handshake)
+        self._flexbe_handshake()
+
+    def onboard_matched(self) -> bool:
+        """A subscriber of ``flexbe/start_behavior`` is matched with our publisher, and we hear
+        ``flexbe/status``."""
+        return (self.flexbe["start"].get_subscription_count() > 0
+                and self.count_publishers(self.flexbe["status"].topic_name) > 0)
+
+    def _flexbe_handshake(self) -> None:
+        if self.handshake is None or self.flexbe_run.state.final:
+            return
+        matched = self.onboard_matched()
+        action = self.handshake.step(time.monotonic(), matched)
+        if action == "send":
+            chosen = self.selection
+            self.flexbe["start"].publish(self.flexbe["selection"](
+                behavior_key=chosen.behavior_key, behavior_id=chosen.behavior_id,
+                autonomy_level=chosen.autonomy_level, arg_keys=list(chosen.arg_keys),
+                arg_values=list(chosen.arg_values)))
+            self.get_logger().info(f"sent BehaviorSelection {self.handshake.sends} of at most "
+                                   f"{self.handshake.max_sends} for {chosen.names['package_path']}")
+            if self.handshake.sends == 1:
+                self._publish_record(self.flexbe_run.start(chosen.names["package_path"]))
+        elif action == "give_up":
+            self._flexbe_records(self.flexbe_run.end(RunState.ERROR,
+                                                     self.handshake.failure(matched)))
 
     def _on_flexbe_status(self, message) -> None:
-        if message.code == flexbe_start.FINISHED:
-            outcome = message.args[0] if message.args else ""
-            self.state, self.detail = ("goal_reached" if outcome != "failed" else "failed",
-                                       f"FlexBE behavior finished: {outcome}")
-        elif message.code in (flexbe_start.FAILED, flexbe_start.ERROR):
-            self.state, self.detail = "failed", f"FlexBE status {message.code}"
-        else:
+        if self.flexbe_run is None:
             return
+        report = flexbe_run.Report(int(message.code), int(message.behavior_id),
+                                   tuple(message.args),
+                                   message.stamp.sec * 1_000_000_000 + message.stamp.nanosec)
+        if self.handshake.acknowledge(report) and self.handshake.acknowledged is report:
+            self.get_logger().info(f"FlexBE onboard acknowledged: {report.describe()}")
+        self.get_logger().info(f"BEStatus {report.describe()}")
+        self._flexbe_records(self.flexbe_run.report(report))
+
+    def _flexbe_records(self, records: list[dict]) -> None:
+        for record in records:
+            self._publish_record(record)
+        self.state, self.detail = self.flexbe_run.state, self.flexbe_run.detail
         self.publish_status()
+        if not self.state.final:
+            return
+        if self.poll is not None:
+            self.destroy_timer(self.poll)
+            self.poll = None
+        log = self.get_logger().info if self.state.healthy else self.get_logger().error
+        log(f"run ended: {self.state.value} ({self.detail})")
         if self.exit_when_done:
-            self.finish(ExitCode.OK if self.state == "goal_reached" else ExitCode.NEGATIVE)
+            self.finish(ExitCode.OK if self.state == RunState.GOAL_REACHED else ExitCode.NEGATIVE)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:
-        values = {"runner": self.runner, "state": self.state, "mission": self.mission.name}
+        values = {"runner": self.runner, "state": self.state.value, "mission": self.mission.name}
         if self.monitor_node:
             values["monitor"] = "missed" if self.monitor_missed else self.monitor_node
         if self.result is not None:
             values.update({"run_id": self.result.run_id, "steps": str(len(self.result.steps)),
                            "sm_outcome": str(self.result.sm_outcome)})
-        level = RUN_LEVELS.get(self.state, Level.ERROR)
+        if self.flexbe_run is not None:
+            values.update(self.flexbe_run.values())
+        level = Level.OK if self.state.healthy else Level.ERROR
         if self.monitor_missed:
             level = max(level, Level.WARN)
         status = Status(level, f"{NODE_NAME}: run",

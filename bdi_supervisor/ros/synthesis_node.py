@@ -4,8 +4,10 @@ Parameters:
 
 - ``mission`` (string, required): the mission file (catalog, request, synthesis options);
 - ``output_dir`` (string): where each attempt's run folder goes (``<output_dir>/attempt_<n>``);
-  created if missing; empty: a fresh temporary folder. One that cannot be created or written
-  ends the node at start-up (exit 2).
+  created if missing; empty: a new folder ``bdi_supervisor/<mission>_<date>-<time>_<pid>`` under
+  the ROS log folder (``ROS_LOG_DIR``, else ``$ROS_HOME/log``, else ``~/.ros/log``, as rcl
+  decides it), kept like the other ROS logs. One that cannot be created or written ends the
+  node at start-up (exit 2).
 
 At start-up (and on each ``bdi_supervisor/resynthesize`` call, std_srvs/Trigger) it runs
 spec → well-separation → synthesis → audit → reduce → audit → realize into a run folder, then
@@ -27,22 +29,23 @@ serve re-synthesis.
 
 from __future__ import annotations
 
+import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.logging import get_logging_directory
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from bdi_supervisor import handover
 from bdi_supervisor.common import AuditVerdict, StageStatus
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, params, qos, topics, wire
 from bdi_supervisor.ros.node_main import SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
-from bdi_supervisor.ros.supervisor_node import sha256
 
 NODE_NAME = "bdi_synthesis"
 
@@ -91,6 +94,13 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     return record
 
 
+def default_output_dir(mission: str, when: float | None = None) -> Path:
+    """``<ROS log folder>/bdi_supervisor/<mission>_<date>-<time>_<pid>``: one folder per node
+    start, beside the ROS logs of the same launch (``ros2 launch`` logs under the same folder)."""
+    stamp = time.strftime("%Y-%m-%d-%H-%M-%S", time.localtime(when))
+    return Path(get_logging_directory()) / "bdi_supervisor" / f"{mission}_{stamp}_{os.getpid()}"
+
+
 def pipeline_status(record: dict[str, Any], hardware_id: str) -> Status:
     """``bdi_synthesis: pipeline`` from a summary record."""
     audit = record.get("audit")
@@ -117,12 +127,12 @@ class SynthesisNode(SuiteNode):
         super().__init__(NODE_NAME, context=context, parameter_overrides=parameter_overrides)
         from bdi_supervisor.mission import load_mission
 
-        self.mission_file = params.existing_file("mission", params.declare(
+        self.mission_file = params.mission_file("mission", params.declare(
             self, "mission", "", "mission file"))
         output = params.declare(self, "output_dir", "", "folder for the run folders")
         self.mission = load_mission(self.mission_file)  # bad mission: exit 2 before any work
-        self.output_dir = params.writable_dir("output_dir", output) if output else Path(
-            tempfile.mkdtemp(prefix=f"bdi_{self.mission.name}_"))
+        self.output_dir = params.writable_dir(
+            "output_dir", output or str(default_output_dir(self.mission.name)))
         self.attempt = 0
         self.record: dict[str, Any] | None = None
         self.records = self.create_publisher(String, topics.SYNTHESIS_RECORD, qos.LATCHED)
@@ -151,9 +161,7 @@ class SynthesisNode(SuiteNode):
                       attempt=self.attempt, folder=str(folder),
                       seconds=time.monotonic() - started, handed_over=False)
         if record.get("audit") == AuditVerdict.PASS:
-            reduced = folder / "reduced.json"
-            body = {"mission": str(self.mission_file), "folder": str(folder), "audit": AuditVerdict.PASS,
-                    "reduced_sha256": sha256(reduced), "attempt": self.attempt}
+            body = handover.handover_body(self.mission_file, folder, self.attempt)
             stamp = self.get_clock().now().nanoseconds
             self.handover.publish(String(data=wire.encode(wire.HANDOVER, body,
                                                           self.attempt - 1, stamp)))

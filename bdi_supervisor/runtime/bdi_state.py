@@ -10,7 +10,8 @@ line) or receive them through a callback. Schema ``bdi_supervisor/bdi_state``, v
 ``run_id``, ``seq``, ``event``
     The run, a 0-based sequence number, and the event: ``start`` (before the first activation),
     ``activate`` (a capability was started), ``outcome`` (it ended and the transition is known),
-    ``end`` (the run is over; ``status`` says how).
+    ``status`` (a report of the runner that moves nothing: FlexBE's ``BEStatus`` in
+    ``flexbe_status``), ``end`` (the run is over; ``status`` says how).
 ``t_wall``, ``t_run``
     Unix time and seconds since the run started.
 ``mission``, ``seed``
@@ -36,6 +37,12 @@ line) or receive them through a callback. Schema ``bdi_supervisor/bdi_state``, v
     outcome the run ended in (e.g. ``finished``) or ``null``.
 ``ground_truth``
     Optional: the simulator's view (object locations, door states) for comparison with beliefs.
+``runner``, ``flexbe_status``
+    Optional: ``"flexbe"`` in the records of a run in FlexBE onboard (the supervisor node with
+    ``runner:=flexbe``), which has ``start``, ``status`` and ``end`` events only: it knows the
+    initial state, FlexBE's status reports (``{"code", "name", "behavior_id", "args",
+    "stamp_ns"}``) and the container outcome, not the states in between (``strategy_state``,
+    ``intention`` and ``beliefs`` are null or empty after ``start``).
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from typing import IO, Any
 
 SCHEMA = "bdi_supervisor/bdi_state"
 VERSION = 1
-EVENTS = ("start", "activate", "outcome", "end")
+EVENTS = ("start", "activate", "outcome", "status", "end")
 #: how a run can end
 FINAL_STATUSES = ("goal_reached", "failed", "stopped", "assumption_violated", "adapter_error",
                   "step_limit")
