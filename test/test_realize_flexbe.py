@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import py_compile
+import sys
+import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -116,7 +119,7 @@ def test_layout_comments_and_sorted_imports():
     assert lines[root - 1].strip().startswith("# x:")
     imports = [line for line in lines if line.startswith("from ")]
     assert imports == sorted(imports)
-    assert "from flexbe_core import initialize_flexbe_core" in imports
+    assert "from flexbe_core import Behavior" in imports
     for tag in ("MANUAL_IMPORT", "MANUAL_INIT", "MANUAL_CREATE", "MANUAL_FUNC"):
         assert f"# [{tag}]" in source and f"# [/{tag}]" in source
 
@@ -235,3 +238,53 @@ def test_package_installs_the_layout_flexbe_needs(tmp_path):
     assert f"{data}/lib/{pkg}/manifest/vending.xml" in names
     assert f"{data}/share/{pkg}/package.xml" in names
     assert f"{data}/share/ament_index/resource_index/packages/{pkg}" in names
+
+
+# --- both names of flexbe_core's initialization: 3.x/4.x and 2.x --------------------------------
+
+def _engine(monkeypatch, source: str, init_name: str, calls: list) -> None:
+    """Modules offering only the names the generated ``source`` imports at its top level: a
+    flexbe_core with the core's initialization under ``init_name`` (test-only: it records the
+    node it is given; the real engine runs in test_realize_flexbe_runtime.py and on onboard, see
+    docs/flexbe.md), and empty state classes."""
+    modules: dict[str, types.ModuleType] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom):
+            parts = node.module.split(".")
+            for i in range(1, len(parts) + 1):
+                modules.setdefault(".".join(parts[:i]), types.ModuleType(".".join(parts[:i])))
+            for alias in node.names:
+                setattr(modules[node.module], alias.name, type(alias.name, (), {}))
+    core = modules["flexbe_core"]
+    core.Behavior = type("Behavior", (), {"__init__": lambda self: None})
+    setattr(core, init_name, calls.append)
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def _engine_import(source: str) -> ast.Try:
+    tree = ast.parse(source)
+    (block,) = [node for node in tree.body if isinstance(node, ast.Try)]
+    return block
+
+
+@pytest.mark.parametrize("init_name", ["initialize_flexbe_core", "set_node"])
+def test_generated_behavior_initializes_either_engine(init_name, monkeypatch):
+    """FlexBE 3.x/4.x (Jazzy) name the core's initialization ``initialize_flexbe_core``, FlexBE 2.x
+    (Humble, Iron) ``set_node``: one generated module uses whichever the installed flexbe_core
+    has, the 4.x name first."""
+    source = realize(*CASES["vending"][:2], behavior="Vending").package.module_source
+    block = _engine_import(source)
+    tried = [(n.module, a.name, a.asname) for n in block.body for a in n.names]
+    fallback = [(n.module, a.name, a.asname) for h in block.handlers for n in h.body
+                for a in n.names]
+    assert tried == [("flexbe_core", "initialize_flexbe_core", None)]
+    assert fallback == [("flexbe_core", "set_node", "initialize_flexbe_core")]
+    assert [h.type.id for h in block.handlers] == ["ImportError"]
+    calls: list = []
+    _engine(monkeypatch, source, init_name, calls)
+    namespace: dict = {}
+    exec(compile(source, "vending_sm.py", "exec"), namespace)
+    node = object()
+    behavior = namespace["VendingSM"](node)
+    assert calls == [node] and behavior.name == "Vending"

@@ -4,7 +4,9 @@ Writes an ament_python package that FlexBE's BehaviorLibrary finds and the FlexB
 
 - ``<pkg>/<name>_sm.py`` — the behavior module: one class (onboard instantiates the
   alphabetically first class of the file), a ``Behavior`` subclass whose ``__init__(node)`` calls
-  ``initialize_flexbe_core(node)`` and whose ``create()`` builds an ``OperatableStateMachine``
+  ``initialize_flexbe_core(node)`` (FlexBE 3.x and 4.x; the module falls back to the same
+  function's FlexBE 2.x name ``set_node`` where flexbe_core lacks it, so one file runs on Jazzy,
+  Humble and Iron) and whose ``create()`` builds an ``OperatableStateMachine``
   with the states in strategy order (the initial state first, as FlexBE starts with the first
   state added), sorted imports, the ``[MANUAL_*]`` sections and the ``# x:.. y:..`` position
   comments of the editor's layout;
@@ -43,9 +45,17 @@ from bdi_supervisor.realize.safety import (
 
 #: FlexBE's Autonomy constants by level
 AUTONOMY_NAMES = {0: "Autonomy.Off", 1: "Autonomy.Low", 2: "Autonomy.High", 3: "Autonomy.Full"}
-#: flexbe_core names a 4.x generated behavior imports (as the WebUI writes them)
+#: flexbe_core names a generated behavior imports (as the WebUI writes them)
 CORE_IMPORTS = ("Autonomy", "Behavior", "ConcurrencyContainer", "Logger",
-                "OperatableStateMachine", "PriorityContainer", "initialize_flexbe_core")
+                "OperatableStateMachine", "PriorityContainer")
+#: the core's initialization by its 3.x/4.x name, else by its 2.x name (FlexBE's ROS 2 releases
+#: for Humble and Iron): in the editor's manual-import section, which it keeps on regeneration
+ENGINE_IMPORT = (
+    "try:  # FlexBE 3.x, 4.x (Jazzy)",
+    "    from flexbe_core import initialize_flexbe_core",
+    "except ImportError:  # FlexBE 2.x (Humble, Iron) names it set_node",
+    "    from flexbe_core import set_node as initialize_flexbe_core",
+)
 DEFAULT_EMAIL = "maintainers@bdi-supervisor.dev"
 DEFAULT_AUTHOR = "bdi_supervisor"
 INDENT = "    "
@@ -184,7 +194,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         imports.add(f"from {module} import {cls}" + (f" as {ref}" if ref != cls else ""))
     out += sorted(imports)
     out += ["", "# Additional imports can be added inside the following tags", "# [MANUAL_IMPORT]",
-            "", "# [/MANUAL_IMPORT]", "", ""]
+            *ENGINE_IMPORT, "# [/MANUAL_IMPORT]", "", ""]
 
     out += [
         f"class {names.class_name}(Behavior):",
