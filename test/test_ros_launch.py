@@ -53,6 +53,41 @@ def test_plan_flexbe_includes_onboard(missions):
     assert plan.nodes[1].parameters["runner"] == "flexbe"
 
 
+@pytest.mark.parametrize("folder", ["launch", ""])
+def test_the_onboard_launch_file_is_found_where_flexbe_installs_it(tmp_path, folder):
+    """FlexBE 2.3 and 4.x install ``behavior_onboard.launch.py`` at the top of
+    ``share/flexbe_onboard``, not in ``launch/``; both places are looked at."""
+    include = launch_plan.IncludeSpec(*launch_plan.ONBOARD)
+    share = tmp_path / "share" / "flexbe_onboard"
+    (share / folder).mkdir(parents=True, exist_ok=True)
+    (share / folder / include.file).write_text("")
+    assert launch_plan.find_include(include, share) == share / folder / include.file
+
+
+def test_a_missing_onboard_is_a_clear_error_naming_what_was_looked_for(tmp_path):
+    include = launch_plan.IncludeSpec(*launch_plan.ONBOARD)
+    with pytest.raises(InputError, match="package 'flexbe_onboard' is not installed") as caught:
+        launch_plan.find_include(include, None)
+    assert "runner:=embedded" in str(caught.value)
+    share = tmp_path / "share" / "flexbe_onboard"
+    share.mkdir(parents=True)
+    with pytest.raises(InputError, match=r"'behavior_onboard\.launch\.py' of package "
+                                         "'flexbe_onboard' not found") as caught:
+        launch_plan.find_include(include, share)
+    for place in (share / "launch" / include.file, share / include.file):
+        assert str(place) in str(caught.value)
+
+
+def test_exit_when_done_goes_to_the_supervisor(missions):
+    for runner in launch_plan.RUNNERS:
+        done = launch_plan.plan(missions / "plain.yaml", runner, exit_when_done=True)
+        assert done.nodes[1].parameters["exit_when_done"] is True
+        assert "exit_when_done" not in done.nodes[0].parameters
+    assert launch_plan.plan(missions / "plain.yaml").nodes[1].parameters["exit_when_done"] is False
+    with pytest.raises(InputError, match="true or false"):
+        launch_plan.parse_bool("exit_when_done", "sometimes")
+
+
 def test_bad_launch_arguments_are_input_errors(missions, tmp_path):
     with pytest.raises(InputError, match="unknown runner"):
         launch_plan.plan(missions / "plain.yaml", "smach")
@@ -127,7 +162,7 @@ def test_launch_file_declares_the_arguments(tree):
     assert "generate_launch_description" in functions
     declared = {call.args[0].value for call in ast.walk(tree) if isinstance(call, ast.Call)
                 and getattr(call.func, "id", None) == "DeclareLaunchArgument"}
-    assert {"mission", "runner", "use_sim_time"} <= declared
+    assert {"mission", "runner", "use_sim_time", "output_dir", "exit_when_done"} <= declared
     used = {call.args[0].value for call in ast.walk(tree) if isinstance(call, ast.Call)
             and getattr(call.func, "id", None) == "LaunchConfiguration"}
     assert used <= declared

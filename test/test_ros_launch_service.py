@@ -38,7 +38,13 @@ pytest.importorskip(
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from ros_helpers import ament_prefix, spin_until, start_launch, stop  # noqa: E402
+from ros_helpers import (  # noqa: E402
+    ament_prefix,
+    latest_status,
+    spin_until,
+    start_launch,
+    stop,
+)
 from std_msgs.msg import String  # noqa: E402
 
 from bdi_supervisor.ros import diagnostics, launch_plan, qos, topics, wire  # noqa: E402
@@ -112,16 +118,15 @@ def test_the_monitor_hears_the_whole_beer_robot_run(launch_env, rclpy_context, t
     executor.add_node(node)
 
     def latest(name):
-        for array in reversed(arrays):
-            for status in array.status:
-                if status.name == name:
-                    return diagnostics.from_message(status)
-        return None
+        return latest_status(arrays, name)
 
     def monitor_has_all():
-        stream = latest("bdi_monitor: stream")
+        """The whole run arrived here and at the monitor, and the supervisor reports its end
+        (the three come in any order)."""
+        stream, run = latest("bdi_monitor: stream"), latest("bdi_supervisor: run")
         return (records and records[-1]["event"] == "end" and stream is not None
-                and stream.values["accepted"] == str(len(records)))
+                and stream.values["accepted"] == str(len(records)) and run is not None
+                and run.values["state"] != "running")
     try:
         done = spin_until(executor, monitor_has_all, 60)
         stream, run = latest("bdi_monitor: stream"), latest("bdi_supervisor: run")

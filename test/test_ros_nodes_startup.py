@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,40 @@ def test_synthesis_main_exits_2_on_an_unusable_output_dir(ros_env, capsys, tmp_p
                                 "-p", f"output_dir:={tmp_path / 'file' / 'out'}"]) == 2
     err = capsys.readouterr().err
     assert "parameter 'output_dir'" in err and "Traceback" not in err, err
+
+
+def test_nodes_accept_shipped_mission_names(rclpy_context, tmp_path):
+    """``ros2 run … -p mission:=coffee`` works as ``mission:=coffee`` does in the launch file and
+    on the command line; an unknown name lists the shipped ones."""
+    node = supervisor_node.SupervisorNode(rclpy_context, _params(mission="coffee"))
+    try:
+        assert node.mission.name == "coffee"
+        assert node.mission.file == str(ROOT / "config" / "missions" / "coffee.yaml")
+    finally:
+        node.destroy_node()
+    with pytest.raises(ParameterError, match=r"shipped mission: .*coffee_extended"):
+        supervisor_node.SupervisorNode(rclpy_context, _params(mission="no_such_mission"))
+
+
+def test_supervisor_main_runs_a_mission_given_by_name(ros_env):
+    from ros_helpers import start_node, stop
+
+    process = start_node("bdi_supervisor.ros.supervisor_node", ["-p", "mission:=vending"],
+                         ros_env)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=3)  # a refused mission ends the process at once
+    code, output = stop(process)
+    assert code == 0 and "error:" not in output and "Traceback" not in output, output
+
+
+def test_synthesis_run_folders_go_under_the_ros_log_folder(rclpy_context, tmp_path,
+                                                          monkeypatch):
+    monkeypatch.setenv("ROS_LOG_DIR", str(tmp_path / "logs"))
+    node = synthesis_node.SynthesisNode(rclpy_context, _params(mission="coffee"))
+    try:
+        assert node.output_dir.parent == tmp_path / "logs" / "bdi_supervisor"
+        assert node.output_dir.name.startswith("coffee_")
+        assert (node.output_dir / "attempt_1" / "reduced.json").is_file()
+        assert node.record["handed_over"] is True
+    finally:
+        node.destroy_node()
