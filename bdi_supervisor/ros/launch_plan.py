@@ -98,8 +98,8 @@ def find_include(include: IncludeSpec, share_dir: Path | None) -> Path:
     for place in places:
         if place.is_file():
             return place
-    raise InputError(f"launch file '{include.file}' of package '{include.package}' not found",
-                     key="runner", found=", ".join(map(str, places)) + ": none exists",
+    raise InputError(f"launch file '{include.file}' of package '{include.package}' not found "
+                     "(looked for " + " and ".join(map(str, places)) + ")", key="runner",
                      expected=f"an installed {include.package} that ships {include.file}")
 
 
