@@ -123,7 +123,7 @@ def solver_options(mission_options: Any, base: SynthesisOptions | None = None) -
 
 def stage_spec(run: PipelineRun) -> StageRecord:
     """Generate the GR(1) spec; write ``.structuredslugs`` and ``.slugsin``."""
-    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.specgen.generate import generate_spec
 
     run.spec = generate_spec(run.mission, **run.overrides)
     files = [run.write(f"{run.mission.name}.{kind}", format_spec(run.spec, kind))

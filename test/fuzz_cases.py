@@ -192,8 +192,8 @@ def _absolute_catalog(name: str) -> str:
 @functools.cache
 def _spec_text(mission: str) -> str:
     from bdi_supervisor.mission import load_mission
-    from bdi_supervisor.spec.generate import generate_spec
     from bdi_supervisor.spec.io import format_spec
+    from bdi_supervisor.specgen.generate import generate_spec
 
     spec = generate_spec(load_mission(CONFIG / "missions" / f"{mission}.yaml"))
     return format_spec(spec, "structuredslugs")

@@ -40,7 +40,7 @@ CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal
 
 def _pipeline(path, encoding, liveness, pending):
     from bdi_supervisor.reduce import reduce
-    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.specgen.generate import generate_spec
     from bdi_supervisor.synthesis.synthesize import synthesize
 
     mission = load_mission(path)

@@ -14,7 +14,7 @@ from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.separation import SeparationOptions, well_separation
 from bdi_supervisor.separation.stage import RECORD_FILE, run_stage, settings
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"

@@ -10,7 +10,6 @@ from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.mission.model import MissionFormula, Request, SynthesisOptions
 from bdi_supervisor.spec.formula import Var, evaluate, variables
-from bdi_supervisor.spec.generate import generate, generate_spec
 from bdi_supervisor.spec.gr1 import SECTIONS
 from bdi_supervisor.spec.structuredslugs import (
     format_formula,
@@ -18,6 +17,7 @@ from bdi_supervisor.spec.structuredslugs import (
     parse_formula,
     parse_spec,
 )
+from bdi_supervisor.specgen.generate import generate, generate_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "config" / "catalogs"

@@ -13,8 +13,8 @@ import pytest
 
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.mission.model import MissionFormula
-from bdi_supervisor.spec.generate import generate_spec
 from bdi_supervisor.spec.structuredslugs import parse_formula
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable as realizable
 
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"

@@ -13,7 +13,7 @@ import pytest
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 

@@ -11,8 +11,8 @@ from synthesis_checker import check_strategy, random_specs
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.spec.formula import And, Iff, Implies, Not, Var
-from bdi_supervisor.spec.generate import generate_spec
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.extract import extract
 from bdi_supervisor.synthesis.gr1 import solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable

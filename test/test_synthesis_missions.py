@@ -12,7 +12,7 @@ from synthesis_checker import check_strategy
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.mission import load_mission
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
 from bdi_supervisor.synthesis.synthesize import synthesize
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bdi_supervisor.catalog.model import Catalog
-from bdi_supervisor.spec.propositions import (
+from bdi_supervisor.specgen.propositions import (
     CAPABILITY_VARIABLE,
     activation,
     capability_numbers,

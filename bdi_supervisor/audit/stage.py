@@ -35,7 +35,7 @@ from bdi_supervisor.mission.model import Mission
 from bdi_supervisor.reduce import reduce
 from bdi_supervisor.spec.formula import Formula, Var, has_prime, map_vars, prime
 from bdi_supervisor.spec.gr1 import GR1Spec, Origin
-from bdi_supervisor.spec.propositions import memory_prop, to_enumerated
+from bdi_supervisor.specgen.propositions import memory_prop, to_enumerated
 from bdi_supervisor.synthesis import strategy as strategy_io
 from bdi_supervisor.synthesis.strategy import Strategy
 

@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.outpaths import check_output_file
-    from bdi_supervisor.spec.generate import generate_spec
     from bdi_supervisor.spec.io import format_spec, write_text_atomic
+    from bdi_supervisor.specgen.generate import generate_spec
 
     if args.output:
         check_output_file(args.output)

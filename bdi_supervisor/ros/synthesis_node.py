@@ -61,7 +61,7 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     from bdi_supervisor.audit.stage import audit_mission
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.realize.stage import behavior_name, mission_outcomes, realize
-    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.specgen.generate import generate_spec
     from bdi_supervisor.synthesis import strategy as strategy_io
     from bdi_supervisor.synthesis.synthesize import synthesize
 

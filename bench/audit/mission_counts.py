@@ -26,7 +26,7 @@ from bdi_supervisor.audit.stage import audit_mission
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.loader import load_mission
 from bdi_supervisor.reduce.sweep import reference_sweep
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 CONFIGS = [("system-goal", False, "S"), ("system-goal", True, "SP"),

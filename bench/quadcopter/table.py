@@ -83,7 +83,7 @@ def _isolated(mission: str, item: str, budget: float) -> dict:
         row = {"encoding": encoding, "config": label, "status": Realizability.INCOMPLETE,
                "total_s": time.perf_counter() - started,
                "error": done.stderr[-500:] if done is not None else "timeout"}
-        from bdi_supervisor.spec.generate import generate_spec
+        from bdi_supervisor.specgen.generate import generate_spec
 
         m = load_mission(mission)
         liveness, pending = LIVENESS[label]

@@ -15,7 +15,7 @@ import sys
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.realize.stage import instantiation_count, realize
 from bdi_supervisor.reduce import reduce
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 
 CONFIGS = [(e, lv, p) for e in ("one-hot", "enumerated") for lv in ("system-goal", "fair-outcome")
            for p in (True, False)]

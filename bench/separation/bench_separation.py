@@ -31,7 +31,7 @@ from rich.table import Table
 
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.separation import SeparationOptions, well_separation
-from bdi_supervisor.spec.generate import generate_spec
+from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 MISSIONS = ("coffee", "coffee_extended", "vending", "vending_extended")

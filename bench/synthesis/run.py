@@ -50,8 +50,8 @@ from processes import run_process  # noqa: E402
 from reference_data import REFERENCE  # noqa: E402
 
 from bdi_supervisor.mission import load_mission  # noqa: E402
-from bdi_supervisor.spec.generate import generate_spec  # noqa: E402
 from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402
+from bdi_supervisor.specgen.generate import generate_spec  # noqa: E402
 
 ENCODINGS = {"o": "one-hot", "e": "enumerated"}
 LIVENESS = {"S": "system-goal", "F": "fair-outcome"}

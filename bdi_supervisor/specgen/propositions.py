@@ -1,6 +1,6 @@
 """Proposition names of generated specs, and the enumerated encoding rewrite.
 
-Generation (:mod:`bdi_supervisor.spec.generate`) always builds its formulas over the *one-hot*
+Generation (:mod:`bdi_supervisor.specgen.generate`) always builds its formulas over the *one-hot*
 names: activation ``<cap>_a``, outcome ``<cap>_<t>`` (``t`` = first letter of the normalized
 outcome), memory ``<x>_m``, pending ``<cap>_p``, SM-outcome propositions, catalog integers. For the
 enumerated encoding :func:`to_enumerated` then replaces, on the syntax tree,

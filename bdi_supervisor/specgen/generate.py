@@ -66,7 +66,8 @@ from bdi_supervisor.spec.formula import (
     variables,
 )
 from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec, Origin, Variable
-from bdi_supervisor.spec.propositions import (
+from bdi_supervisor.spec.typecheck import check_spec
+from bdi_supervisor.specgen.propositions import (
     BOOTSTRAP_CAPABILITY,
     CAPABILITY_VARIABLE,
     activation,
@@ -76,7 +77,6 @@ from bdi_supervisor.spec.propositions import (
     pending_prop,
     to_enumerated,
 )
-from bdi_supervisor.spec.typecheck import check_spec
 
 #: names of SM outcomes that are never the success outcome
 FAILURE_OUTCOME_NAMES = frozenset({"failed", "failure", "aborted"})
