@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from hypothesis import strategies as st
 
-from bdi_supervisor.audit.graph import tarjan_scc
+from bdi_supervisor.graph import tarjan_scc
 from bdi_supervisor.spec.formula import (
     Add,
     And,
@@ -161,7 +161,7 @@ def valuations(variables: list[Variable]):
 
 def components(edges: Mapping[int, Sequence[int]]) -> list[set[int]]:
     """Strongly connected components of ``node -> successors`` (every node a key), by the
-    auditor's iterative Tarjan (:func:`bdi_supervisor.audit.graph.tarjan_scc`)."""
+    auditor's iterative Tarjan (:func:`bdi_supervisor.graph.tarjan_scc`)."""
     order = list(edges)
     position = {v: k for k, v in enumerate(order)}
     component, count = tarjan_scc([[position[w] for w in edges[v]] for v in order])

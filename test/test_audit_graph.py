@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bdi_supervisor.audit.graph import bfs_tree, path_to, tarjan_scc
+from bdi_supervisor.graph import bfs_tree, path_to, tarjan_scc
 
 
 def reach(adj, u):

@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from bdi_supervisor.audit.stage import audit_mission
 from bdi_supervisor.mission.loader import load_mission
+from bdi_supervisor.pipeline.audit_reduce import audit_mission
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis import synthesize as synthesis
 

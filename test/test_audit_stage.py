@@ -6,10 +6,11 @@ import json
 import pytest
 from _audit_builders import one_hot
 
+from bdi_supervisor.audit.config import audit_config, mission_goals
 from bdi_supervisor.audit.predicates import compile_predicate
-from bdi_supervisor.audit.stage import audit_config, audit_mission, mission_goals
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.loader import load_mission
+from bdi_supervisor.pipeline.audit_reduce import audit_mission
 from bdi_supervisor.synthesis import strategy as strategy_io
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
 

@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "bdi_supervisor.errors",
                     "bdi_supervisor.limits", "bdi_supervisor.outpaths",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
-                    "bdi_supervisor.display", "bdi_supervisor.bdd")),
+                    "bdi_supervisor.display", "bdi_supervisor.bdd", "bdi_supervisor.graph")),
     ("spec language", ("bdi_supervisor.spec",)),
     ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission", "bdi_supervisor.specgen")),
     ("synthesis", ("bdi_supervisor.synthesis",)),

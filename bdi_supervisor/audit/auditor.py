@@ -34,12 +34,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bdi_supervisor.audit import record as rec
-from bdi_supervisor.audit.graph import bfs_tree, path_to, tarjan_scc
 from bdi_supervisor.audit.predicates import Predicate, PredicateLike, compile_predicate
 from bdi_supervisor.audit.protocol import ENUMERATED, Observation, ProtocolView
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
 from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.errors import BudgetExceeded
+from bdi_supervisor.graph import bfs_tree, path_to, tarjan_scc
 from bdi_supervisor.synthesis.strategy import Strategy
 
 LIVELOCK_MODES = ("warning", "defect", "off")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from bdi_supervisor.audit.graph import bfs_tree
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.graph import bfs_tree
 from bdi_supervisor.reduce.partition import RefinablePartition
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 

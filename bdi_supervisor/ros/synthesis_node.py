@@ -58,8 +58,8 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     synthesized), ``status`` and ``defects`` (one line each). Chains the stages' own functions
     (spec → synthesis → audit stages → realize) as ``bdi-supervisor run`` does.
     """
-    from bdi_supervisor.audit.stage import audit_mission
     from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline.audit_reduce import audit_mission
     from bdi_supervisor.realize.stage import behavior_name, mission_outcomes, realize
     from bdi_supervisor.specgen.generate import generate_spec
     from bdi_supervisor.synthesis import strategy as strategy_io

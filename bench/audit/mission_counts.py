@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from rich.console import Console
 from rich.table import Table
 
-from bdi_supervisor.audit.stage import audit_mission
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.loader import load_mission
+from bdi_supervisor.pipeline.audit_reduce import audit_mission
 from bdi_supervisor.reduce.sweep import reference_sweep
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.synthesize import synthesize

@@ -1,21 +1,9 @@
-"""Stage orchestration: mission → spec → synthesis → (later stages) and the output folder.
+"""The stage chain: mission → spec → well-separation → synthesis → audit → realize.
 
-Each stage is a small function from plain data to plain data; :func:`run` chains them and
-records one :class:`StageRecord` per stage in a :class:`PipelineRun`, which becomes
-``summary.json``. To add a stage (well-separation, audit, reduce, realize), write a
-``stage_<name>(run: PipelineRun) -> StageRecord`` function that reads what it needs from ``run``
-(``run.spec``, ``run.synthesis``, ``run.artifacts``), stores its result on ``run.artifacts``
-and writes its files into ``run.out_dir``; then insert it in :data:`STAGES`. A stage whose
-record has ``blocking=True`` and a non-OK status stops the chain (the remaining stages are not
-run) and makes the exit code non-zero.
-
-Output folder: ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
-``<mission>.slugsin``, ``strategy.json`` (when realizable) and ``summary.json``. Every file is
-written atomically.
-
-:func:`prepare` is the supervisor a mission runs with (the chain without an output folder, as a
-:class:`Prepared`); :func:`load_folder` the one saved in a run folder. The CLI, the ROS nodes
-and the monitor obtain supervisors through these two.
+Each stage is a ``stage_<name>(run: PipelineRun) -> StageRecord`` function that reads what it
+needs from ``run``, stores its result on it and writes its files into ``run.out_dir``;
+:func:`run` chains :data:`STAGES` and writes ``summary.json``. A stage whose record has
+``blocking=True`` and a non-OK status stops the chain and makes the exit code non-zero.
 """
 
 from __future__ import annotations
@@ -29,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability, StageStatus
-from bdi_supervisor.errors import InputError
 from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.spec.io import format_spec
@@ -39,7 +26,7 @@ from bdi_supervisor.synthesis.result import (
 )
 
 if TYPE_CHECKING:
-    from bdi_supervisor.synthesis.strategy import Strategy
+    pass
 
 @dataclass
 class StageRecord:
@@ -169,7 +156,7 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
 def stage_audit(run: PipelineRun) -> StageRecord:
     """Audit the raw strategy, reduce it, audit the reduced one (``audit.json``, ``reduced.json``,
     ``audit_reduced.json``); blocks realization unless both audits pass."""
-    from bdi_supervisor.audit.stage import audit_mission
+    from bdi_supervisor.pipeline.audit_reduce import audit_mission
 
     stages = audit_mission(run.synthesis.strategy, run.mission, run.spec, run.out_dir,
                            draw=run.draw)
@@ -266,130 +253,3 @@ def check_before(mission: Any, folder: Path | None,
             check_catalog(mission.catalog)
         except InputError as error:
             raise error.at(file=getattr(mission, "catalog_path", None) or mission.file) from None
-
-
-# ---------------------------------------------------------------- the supervisor to run
-
-
-class NoSupervisor(InputError):
-    """A verdict, not bad input: the mission yields no supervisor (unrealizable, a budget ran
-    out, blocked by well-separation). ``status`` is that verdict. A subclass of
-    :class:`InputError` for callers that only report it; ``bdi-supervisor run`` exits 1."""
-
-    def __init__(self, status: str, message: str, **where: Any) -> None:
-        super().__init__(message, **where)
-        self.status = status
-
-
-@dataclass
-class Prepared:
-    """The supervisor to run and how it was obtained (``reduced`` and ``machine`` are None
-    only when the audit failed: there is nothing to run)."""
-
-    raw: Strategy | None
-    reduced: Strategy | None
-    machine: Any
-    counts: dict[str, int | None] = field(default_factory=dict)
-    audit: str | None = None
-    source: str = ""
-    #: audit warnings (``kind``, ``message``, ``strategy``: raw or reduced)
-    warnings: list[dict] = field(default_factory=list)
-
-
-def audit_warnings(stages: Any) -> list[dict]:
-    """The warnings of both audits of an ``AuditStages`` (raw first), as plain dicts."""
-    found = []
-    for label, record in (("raw", stages.raw_audit), ("reduced", stages.reduced_audit)):
-        if record is not None:
-            found += [{"kind": w.kind, "message": w.message, "strategy": label}
-                      for w in record.warnings]
-    return found
-
-
-def prepare(mission: Any, overrides: dict | None = None,
-            progress: Callable[[dict], None] | None = None) -> Prepared:
-    """The mission's supervisor from the stage chain (:func:`run`: spec → well-separation →
-    synthesis → audit → reduce → audit → realize; nothing written).
-
-    ``overrides`` change the mission's ``synthesis`` section (``encoding``, ``liveness``…) as
-    ``bdi-supervisor synthesize`` does. A spec that yields no strategy (unrealizable,
-    incomplete, or stopped by the mission's ``well_separation`` section) or a strategy that
-    cannot be realized is bad input; a failed audit comes back as ``audit`` with no machine.
-    """
-    from bdi_supervisor.errors import InputError
-
-    try:
-        from bdi_supervisor.synthesis.synthesize import synthesize  # noqa: F401
-    except ImportError as error:
-        raise InputError("the synthesis pipeline is not available in this installation",
-                         file=mission.file, found=str(error),
-                         expected="a saved run folder (--from DIR)") from None
-    return prepared_from(run(mission, overrides=overrides, progress=progress), mission)
-
-
-def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
-    """The :class:`Prepared` supervisor of a finished :func:`run`."""
-    last = state.stages[-1]
-    if state.synthesis is None:
-        raise NoSupervisor(last.status, f"the {last.name} stage is {last.status}; nothing to run",
-                           file=mission.file, key=last.name)
-    raw = state.synthesis.strategy
-    if raw is None:
-        reason = state.synthesis.incomplete_reason
-        raise NoSupervisor(state.synthesis.status,
-                           f"synthesis {state.synthesis.status}"
-                           + (f" ({reason})" if reason else "") + "; nothing to run",
-                           file=mission.file, key="request")
-    if "realize_error" in state.artifacts:
-        raise state.artifacts["realize_error"]
-    audit = state.artifacts["audit"]
-    realization = state.artifacts.get("realization")
-    machine = realization.machine if realization is not None else None
-    counts = {"raw": len(raw.states),
-              "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
-              "realized": len(machine.states) if machine is not None else None}
-    status = next(s.status for s in state.stages if s.name == "audit")
-    return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "",
-                    audit_warnings(audit))
-
-
-def load_folder(folder: Path, mission: Any) -> Prepared:
-    """The supervisor saved in a run folder: ``reduced.json`` (required), ``strategy.json``
-    (raw, optional), ``audit.json`` (its verdict, optional)."""
-    from bdi_supervisor.errors import InputError
-    from bdi_supervisor.realize.machine import build_machine
-    from bdi_supervisor.realize.stage import mission_outcomes
-    from bdi_supervisor.synthesis import strategy as strategy_io
-
-    reduced_path = folder / "reduced.json"
-    if not reduced_path.is_file():
-        raise InputError("run folder has no reduced.json", file=str(folder),
-                         expected="a folder written by bdi-supervisor synthesize --out")
-    reduced = strategy_io.load(reduced_path)
-    raw_path = folder / "strategy.json"
-    raw = strategy_io.load(raw_path) if raw_path.is_file() else None
-    from bdi_supervisor.yamlsource import load_json
-
-    audit, warnings = None, []
-    for label, name in (("raw", "audit.json"), ("reduced", "audit_reduced.json")):
-        audit_path = folder / name
-        if not audit_path.is_file():
-            continue
-        record = load_json(audit_path, "audit record")
-        if not isinstance(record, dict):
-            raise InputError("an audit record must be a JSON object", file=str(audit_path),
-                             found=type(record).__name__)
-        if label == "raw":
-            audit = record.get("verdict", record.get("status"))
-        warnings += [{"kind": w.get("kind"), "message": w.get("message"), "strategy": label}
-                     for w in record.get("warnings") or [] if isinstance(w, dict)]
-    machine = build_machine(reduced, mission.catalog, sm_outcomes=mission_outcomes(mission),
-                            source=str(reduced_path))
-    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
-              "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, audit, str(folder), warnings)
-
-
-__all__ = ["STAGES", "PipelineRun", "Prepared", "StageRecord",
-           "load_folder", "prepare", "prepared_from", "run", "stage_audit", "stage_realize",
-           "stage_spec", "stage_synthesis"]
