@@ -76,6 +76,9 @@ class ExitCode(IntEnum):
     INCOMPLETE = 3
     #: stopped by SIGINT (128 + 2)
     INTERRUPTED = 130
+    #: standard output was a pipe whose reader went away (128 + SIGPIPE): the output was cut
+    #: short, quietly (``| head``)
+    BROKEN_PIPE = 141
     #: stopped by SIGTERM (128 + 15)
     TERMINATED = 143
 

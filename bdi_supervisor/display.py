@@ -10,6 +10,8 @@ Python reprs such as ``None`` or ``['a', 'b']`` are never printed.
 
 from __future__ import annotations
 
+import errno
+import os
 from typing import Any
 
 from rich.console import Console
@@ -20,12 +22,23 @@ from rich.text import Text
 ABSENT = "-"
 
 
+class SuiteConsole(Console):
+    """rich's console, except on a closed pipe (``| head``): rich exits with status 1, which
+    reads as a negative verdict; this one raises :class:`BrokenPipeError`, which the command
+    line ends quietly (exit 141)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def output_console(*, stderr: bool = False) -> Console:
-    """A console for results: rich on a terminal; no wrapping when piped."""
-    console = Console(stderr=stderr)
+    """A console for results (or, with ``stderr``, for progress): rich on a terminal; no
+    wrapping when piped."""
+    console = SuiteConsole(stderr=stderr)
     if console.is_terminal:
         return console
-    return Console(stderr=stderr, soft_wrap=True)
+    return SuiteConsole(stderr=stderr, soft_wrap=True)
 
 
 def plain(value: Any) -> str:

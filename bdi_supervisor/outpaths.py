@@ -21,19 +21,25 @@ Every command that writes goes through here:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import secrets
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from bdi_supervisor import interrupts
 from bdi_supervisor.errors import InputError
 
 #: characters of a user-given name that becomes a file or folder name
 MAX_NAME = 100
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+#: errors of a write that mean the device is full or failing (reported by :func:`write_error`)
+FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def check_name(name: object, what: str, key: str | None = None,
@@ -204,20 +210,49 @@ def _refuse_special(target: Path, what: str) -> None:
 def write_text_atomic(path: str | Path, text: str, what: str = "output file") -> None:
     """Write ``text`` to a temporary file next to ``path`` and rename it into place (the folder
     is created if missing; a link, FIFO, device or folder at ``path`` is refused)."""
-    target = Path(path)
-    make_dirs(target.parent, "output folder")
-    _refuse_special(target, what)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_NAME]}.", suffix=".tmp",
-                               dir=target.parent)
+    with replacing(path, what) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def write_error(error: OSError, where: str | Path) -> InputError:
+    """The error to report when writing ``where`` failed with ``error``: ``no space left on
+    out/strategy.json`` for a full device, the system's reason otherwise."""
+    reasons = {errno.ENOSPC: "no space left on {}",
+               errno.EDQUOT: "disk quota exceeded writing {}",
+               errno.EFBIG: "file too large: {} (the system's file size limit)",
+               errno.EIO: "input/output error writing {}"}
+    reason = reasons.get(error.errno)
+    if reason is None:
+        return InputError(f"cannot write {where}: {error.strerror or error}")
+    return InputError(reason.format(where))
+
+
+def append_whole(fd: int, data: bytes, where: str | Path) -> None:
+    """Write ``data`` at the end of the open file ``fd``: all of it, or none when the write
+    fails (the file is cut back to whole records and the error is :func:`write_error`'s)."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    view = memoryview(data)
     try:
-        os.fchmod(fd, 0o666 & ~umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        _refuse_special(target, what)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as error:
+        os.ftruncate(fd, size)
+        os.lseek(fd, size, os.SEEK_SET)
+        raise write_error(error, where) from None
+
+
+def _create_temporary(target: Path) -> Path:
+    """A new empty file ``.<name>.<random>.tmp`` beside ``target`` (umask permissions)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        tmp = target.with_name(f".{target.name[:MAX_NAME]}.{secrets.token_hex(4)}.tmp")
+        try:
+            os.close(os.open(tmp, flags, 0o666))
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise write_error(error, target) from None
+        return tmp
 
 
 def open_output(path: str | Path, what: str = "output file") -> IO[str]:
@@ -242,18 +277,80 @@ def open_output(path: str | Path, what: str = "output file") -> IO[str]:
 def replacing(path: str | Path, what: str = "output file") -> Iterator[Path]:
     """A fresh temporary path next to ``path`` for a writer that wants a file name (Graphviz,
     matplotlib, pyarrow); renamed over ``path`` (umask permissions) when the block succeeds,
-    removed when it fails. A link, FIFO, device or folder at ``path`` is refused."""
+    removed when it fails or a signal stops it. A link, FIFO, device or folder at ``path`` is
+    refused; a full device is reported by :func:`write_error`."""
     target = Path(path)
     make_dirs(target.parent, "output folder")
     _refuse_special(target, what)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_NAME]}.", suffix=".tmp",
-                               dir=target.parent)
-    os.close(fd)
+    tmp = None
     try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~umask())
+        with interrupts.deferred():  # the file exists only once ``tmp`` names it
+            tmp = _create_temporary(target)
+        try:
+            yield tmp
+        except OSError as error:
+            if error.errno in FULL_DEVICE:
+                raise write_error(error, target) from None
+            raise
         _refuse_special(target, what)
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
+
+
+def write_folder_atomic(path: str | Path, files: dict[str, str],
+                        what: str = "output folder") -> Path:
+    """Write ``files`` (relative path → text) as the folder ``path`` in one step: they are
+    written into a temporary folder beside it, which then takes the place of the old one.
+    Whatever stops it (a full device, a signal, a crash), ``path`` afterwards is the old folder
+    or the new one, never neither: a signal waits for the swap, and an old folder a crash left
+    aside (``.<name>.old``) is put back by the next write."""
+    target = Path(path)
+    make_dirs(target.parent, "output folder")
+    check_output_dir(target.parent, inside=(target.name,))
+    old = target.with_name(f".{target.name}.old")
+    _recover(target, old)
+    tmp = None
+    try:
+        with interrupts.deferred():  # the folder exists only once ``tmp`` names it
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
+                                        dir=target.parent))
+        os.chmod(tmp, 0o777 & ~umask())
+        for rel, text in files.items():
+            file = tmp / rel
+            try:
+                file.parent.mkdir(parents=True, exist_ok=True)
+                file.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise write_error(error, target / rel) from None
+        with interrupts.deferred():
+            if os.path.lexists(target):
+                os.rename(target, old)
+                try:
+                    os.rename(tmp, target)
+                except BaseException:
+                    os.rename(old, target)
+                    raise
+                tmp = None
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(tmp, target)
+                tmp = None
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def _recover(target: Path, old: Path) -> None:
+    """Put back the folder a crash left at ``old`` in the middle of a swap (or drop it when the
+    new folder made it to ``target``)."""
+    if not os.path.lexists(old):
+        return
+    if os.path.lexists(target):
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(old, target)

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-
 from bdi_monitor import structure as structure_io
 from bdi_monitor.models.grid import grid_structure
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
 
 
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.outpaths import check_output_file
 
     check_output_file(args.output, "structure file")
-    console = Console(stderr=True)
+    console = output_console(stderr=True)
     with console.status(f"generating the {args.size}×{args.size} grid"):
         if args.worlds >= 1 and not 1 <= args.actual <= args.worlds:
             raise InputError("actual world out of range", key="--actual",

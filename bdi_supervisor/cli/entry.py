@@ -5,6 +5,11 @@ A command is a list of subcommand modules ``<package>.<name>``, each with ``regi
 beyond its list. :func:`run` calls the chosen ``func`` and maps the outcome to the suite's exit
 codes (:class:`~bdi_supervisor.common.ExitCode`). Only the standard library and that enum are
 imported here; the subcommands import their heavy modules inside ``func``.
+
+:func:`run` also makes the process safe to run in any environment (:mod:`.streams`): closed
+standard streams, a closed pipe (``| head``: exit 141, quietly), a full device (``no space left
+on …``, exit 2), an ASCII-only encoding, SIGINT (exit 130) and SIGTERM (exit 143), each without a
+traceback and with temporary files removed.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from bdi_supervisor.cli import streams
 from bdi_supervisor.common import ExitCode
 
 
@@ -48,7 +54,31 @@ def requested(argv: Sequence[str] | None, subcommands: Sequence[str]) -> tuple[s
 
 def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; its exit code (help and exit 2 without one,
-    exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`)."""
+    exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`; see the module
+    docstring for streams and signals)."""
+    from bdi_supervisor import interrupts
+
+    streams.prepare()
+    with interrupts.handling():
+        try:
+            try:
+                code = _dispatch(parser, argv)
+            except SystemExit:  # argparse: --help, or a usage error
+                streams.flush()
+                raise
+            streams.flush()
+            return code
+        except interrupts.Terminated:
+            _say("terminated")
+            return ExitCode.TERMINATED
+        except KeyboardInterrupt:
+            _say("interrupted")
+            return ExitCode.INTERRUPTED
+        except OSError as error:
+            return _stream_error(error)
+
+
+def _dispatch(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     from bdi_supervisor import limits
     from bdi_supervisor.errors import InputError
 
@@ -61,8 +91,28 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     try:
         return int(func(args) or ExitCode.OK)
     except InputError as error:
-        print(f"error: {error.describe()}", file=sys.stderr)
+        _say(f"error: {error.describe()}")
         return ExitCode.BAD_INPUT
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+
+
+def _say(line: str) -> None:
+    """``line`` on stderr, unless stderr cannot take it (closed pipe, full device)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        streams.silence(sys.stderr)
+
+
+def _stream_error(error: OSError) -> int:
+    """The exit code for an error writing stdout or stderr (re-raised when it is another)."""
+    from bdi_supervisor.outpaths import FULL_DEVICE, write_error
+
+    if streams.broken_pipe(error):
+        streams.silence(sys.stdout, sys.stderr)
+        return ExitCode.BROKEN_PIPE
+    if error.errno in FULL_DEVICE and error.filename is None:
+        message = write_error(error, streams.where(sys.stdout)).describe()
+        streams.silence(sys.stdout)
+        _say(f"error: {message}")
+        return ExitCode.BAD_INPUT
+    raise error

@@ -59,14 +59,13 @@ def check_separation(spec, args: argparse.Namespace, options=None) -> int:
     """Run the analysis for ``--check-separation``, print the summary or record; exit code."""
     import dataclasses
 
-    from rich.console import Console
-
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.separation import SeparationOptions, well_separation
     from bdi_supervisor.separation.report import summary
 
     base = options or SeparationOptions()
     options = dataclasses.replace(base, core=args.core or base.core)
-    console = Console(stderr=True)
+    console = output_console(stderr=True)
     if console.is_terminal:
         with console.status("well-separation") as status:
             record = well_separation(spec, options,

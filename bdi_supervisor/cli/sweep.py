@@ -37,8 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.outpaths import check_output_dir
     from bdi_supervisor.shipped import resolve
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("out") / "sweeps" / sweep.name
     check_output_dir(out, "results folder", files=(RESULTS_FILE, *(
         f"{sweep.name}.{ext}" for ext in ("csv", "md", "png", "parquet"))))
-    console = Console(stderr=True)
+    console = output_console(stderr=True)
     errors = 0
     if not args.report_only:
         backend = make_backend(args.scheduler, args.workers)

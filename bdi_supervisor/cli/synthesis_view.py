@@ -97,7 +97,7 @@ class SynthesisStatus:
 def solving_status(name: str, quiet: bool = False) -> Iterator:
     """A :class:`SynthesisStatus` on stderr (its progress callback), or None when ``quiet`` or
     when stderr is not a terminal."""
-    console = Console(stderr=True)
+    console = output_console(stderr=True)
     if quiet or not console.is_terminal:
         yield None
         return

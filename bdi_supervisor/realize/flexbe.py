@@ -23,10 +23,7 @@ the source. The package is written to a temporary folder and renamed into place.
 from __future__ import annotations
 
 import datetime
-import os
 import re
-import shutil
-import tempfile
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -395,33 +392,10 @@ def generate_package(
 
 
 def write_package(package: BehaviorPackage, out_dir: str | Path) -> Path:
-    """Write the package to ``out_dir`` atomically (temp folder, then rename over ``out_dir``).
+    """Write the package to ``out_dir`` atomically
+    (:func:`~bdi_supervisor.outpaths.write_folder_atomic`: the old folder or the new one, never
+    neither). ``out_dir`` must be a folder or absent: a file, link or device there is refused
+    (:class:`InputError`) and left as it was. Files and folders get the umask's permissions."""
+    from bdi_supervisor.outpaths import write_folder_atomic
 
-    ``out_dir`` must be a folder or absent: a file, link or device there is refused
-    (:class:`InputError`) and left as it was. Files and folders get the umask's permissions.
-    """
-    from bdi_supervisor.outpaths import check_output_dir, make_dirs, umask
-
-    out_dir = Path(out_dir)
-    make_dirs(out_dir.parent, "output folder")
-    check_output_dir(out_dir.parent, inside=(out_dir.name,))
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        os.chmod(tmp, 0o777 & ~umask())
-        for rel, text in package.files.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        if out_dir.exists():
-            old = out_dir.with_name(f".{out_dir.name}.old")
-            if old.exists():
-                shutil.rmtree(old)
-            out_dir.rename(old)
-            tmp.rename(out_dir)
-            shutil.rmtree(old)
-        else:
-            tmp.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out_dir
+    return write_folder_atomic(out_dir, package.files, "behavior folder")

@@ -97,18 +97,20 @@ def validate(record: Record) -> None:
 
 @dataclass
 class JsonLinesSink:
-    """Appends records to a JSON Lines file, flushed per record so a monitor can tail it."""
+    """Appends records to a JSON Lines file, written per record so a monitor can tail it. A
+    write that fails (a full device) is cut off again, so the log holds whole lines only, and
+    reported as :func:`~bdi_supervisor.outpaths.write_error`."""
 
     path: Path
     _file: IO[str] | None = field(default=None, init=False, repr=False)
 
     def __call__(self, record: Record) -> None:
-        if self._file is None:
-            from bdi_supervisor.outpaths import open_output
+        from bdi_supervisor.outpaths import append_whole, open_output
 
+        if self._file is None:
             self._file = open_output(self.path, "BDI log")
-        self._file.write(json.dumps(record, sort_keys=True, default=str) + "\n")
-        self._file.flush()
+        append_whole(self._file.fileno(),
+                     (json.dumps(record, sort_keys=True, default=str) + "\n").encode(), self.path)
 
     def close(self) -> None:
         if self._file is not None:

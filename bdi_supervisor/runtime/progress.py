@@ -25,7 +25,7 @@ class ProgressView:
     """A BDI-record callback that keeps a live panel: current state, capability, last outcomes."""
 
     def __init__(self, console: Console | None = None, history: int = 8) -> None:
-        self.console = console or Console(stderr=True)
+        self.console = console or output_console(stderr=True)
         self.history: deque[dict[str, Any]] = deque(maxlen=history)
         self.current: dict[str, Any] | None = None
         self.live = Live(self._render(), console=self.console, refresh_per_second=8,

@@ -17,6 +17,7 @@ from rich.progress import (
 )
 
 from bdi_supervisor.common import StageStatus
+from bdi_supervisor.display import output_console
 from bdi_supervisor.sweep.backends import Backend, Job
 from bdi_supervisor.sweep.grid import Sweep
 from bdi_supervisor.sweep.store import ResultStore
@@ -46,7 +47,7 @@ def run_sweep(sweep: Sweep, out_dir: str | Path, backend: Backend, *,
     progress = Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[last]}"), TimeElapsedColumn(), TextColumn("ETA"),
-        TimeRemainingColumn(), console=console or Console(stderr=True),
+        TimeRemainingColumn(), console=console or output_console(stderr=True),
         disable=not show_progress)
     with store, progress:
         task = progress.add_task(f"sweep {sweep.name}", total=len(sweep.trials),

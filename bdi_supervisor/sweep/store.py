@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.outpaths import append_whole
+
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
     """Complete rows of a results file (torn or corrupt lines skipped); [] when absent."""
@@ -40,7 +42,7 @@ class ResultStore:
     def open(self) -> ResultStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._repair()
-        self._file = open(self.path, "ab")  # noqa: SIM115 - held open across appends, closed in close()
+        self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
         return self
 
     def _repair(self) -> None:
@@ -55,12 +57,13 @@ class ResultStore:
                 os.fsync(handle.fileno())
 
     def append(self, row: dict[str, Any]) -> None:
-        """Write one row durably (flush + fsync) and mark its trial done."""
+        """Write one row durably (whole or not at all, fsync'd) and mark its trial done."""
         if self._file is None:
             self.open()
-        self._file.write(json.dumps(row, sort_keys=True, default=str).encode() + b"\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        fd = self._file.fileno()
+        append_whole(fd, json.dumps(row, sort_keys=True, default=str).encode() + b"\n",
+                     self.path)
+        os.fsync(fd)
         self.done.add(row["key"])
 
     def close(self) -> None:
