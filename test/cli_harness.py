@@ -2,7 +2,9 @@
 
 Used by the reliability tests and the fuzz suite: :func:`run_cli` captures the exit status,
 stdout and stderr, and turns an escaping exception (or a traceback printed on stderr) into the
-outcome ``traceback`` instead of failing inside the harness.
+outcome ``traceback`` instead of failing inside the harness. :func:`run_process` runs the tool
+as a process of its own, for what needs real descriptors: closed or full standard streams, a
+pipe closed by its reader, the locale, signals.
 """
 
 from __future__ import annotations
@@ -10,11 +12,16 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import subprocess
+import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 EXIT_CODES = (0, 1, 2, 3)
+#: what an interpreter prints when an exception escapes, also one it could only ignore at exit
+TRACEBACK_MARKS = ("Traceback (most recent call last)", "Exception ignored")
 
 
 @dataclass
@@ -27,7 +34,7 @@ class Outcome:
 
     @property
     def traceback(self) -> bool:
-        return self.crash is not None or "Traceback (most recent call last)" in self.err
+        return self.crash is not None or any(mark in self.err for mark in TRACEBACK_MARKS)
 
     @property
     def kind(self) -> str:
@@ -66,3 +73,62 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             info = path.lstat()
             found[str(path.relative_to(folder))] = (info.st_size, info.st_mode)
     return found
+
+
+def command(tool: str, argv: list) -> list[str]:
+    """The command line that runs ``tool`` (``supervisor`` or ``monitor``) with this Python."""
+    module = "bdi_supervisor" if tool == "supervisor" else "bdi_monitor"
+    return [sys.executable, "-m", module, *(str(a) for a in argv)]
+
+
+@dataclass
+class Fault:
+    """How a process's surroundings are broken: standard descriptors closed before it starts
+    (0, 1, 2), stdout on ``/dev/full`` or a pipe its reader closes after ``read`` bytes (None:
+    a normal pipe), environment variables, a signal sent after ``after`` seconds."""
+
+    closed: tuple[int, ...] = ()
+    stdout: str = "pipe"  # pipe, full, cut
+    read: int = 0
+    env: dict[str, str] | None = None
+    signal: int | None = None
+    after: float = 0.0
+
+
+def _closing(fds: tuple[int, ...]):
+    def close() -> None:
+        for fd in fds:
+            os.close(fd)
+    return close if fds else None
+
+
+def run_process(tool: str, argv: list, fault: Fault | None = None, cwd: Path | None = None,
+                timeout: float = 120) -> Outcome:
+    """Run ``tool`` as a process under ``fault``; its outcome (stdout as far as it was read)."""
+    fault = fault or Fault()
+    env = {**os.environ, **(fault.env or {})}
+    stdin = subprocess.DEVNULL if 0 not in fault.closed else None
+    full = open(os.devnull if fault.stdout != "full" else "/dev/full", "wb")  # noqa: SIM115
+    with full:
+        stdout = full if fault.stdout == "full" else subprocess.PIPE
+        process = subprocess.Popen(command(tool, argv), stdin=stdin, stdout=stdout,
+                                   stderr=subprocess.PIPE, env=env, cwd=cwd,
+                                   preexec_fn=_closing(fault.closed))
+    out = b""
+    if fault.stdout == "cut":
+        out = process.stdout.read(fault.read) if fault.read else b""
+        process.stdout.close()
+    deadline = time.monotonic() + timeout
+    if fault.signal is not None:
+        time.sleep(fault.after)
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(fault.signal)
+    try:
+        rest, err = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        rest, err = process.communicate()
+        return Outcome(None, "", err.decode("utf-8", "replace"), crash="hang")
+    out += rest or b""
+    return Outcome(process.returncode, out.decode("utf-8", "replace"),
+                   err.decode("utf-8", "replace"))

@@ -23,12 +23,21 @@ from bdi_supervisor.cli import streams
 from bdi_supervisor.common import ExitCode
 
 
+class SuiteParser(argparse.ArgumentParser):
+    """The parser of both command lines and their subcommands."""
+
+    def _print_message(self, message: str, file=None) -> None:
+        # argparse drops write errors; a closed pipe or a full device must reach :func:`run`
+        if message:
+            (file or sys.stderr).write(message)
+
+
 def build_parser(prog: str, description: str, package: str,
                  subcommands: Sequence[str]) -> argparse.ArgumentParser:
     """The parser of ``prog`` with one subparser per installed module ``package.<name>``."""
     from bdi_supervisor import limits
 
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = SuiteParser(prog=prog, description=description)
     limits.add_size_option(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
