@@ -223,3 +223,86 @@ def test_open_output_refuses_a_fifo_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="FIFO"):
         outpaths.open_output(fifo)
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_folder_swap_interrupted_between_its_renames_keeps_the_old_folder(tmp_path, monkeypatch):
+    """A failure (or an interrupt) after the old folder was moved aside puts it back."""
+    target = tmp_path / "behavior"
+    outpaths.write_folder_atomic(target, {"a.py": "old", "sub/b.txt": "old b"})
+    renames = []
+    real = os.rename
+
+    def second_fails(src, dst):
+        renames.append((src, dst))
+        if len(renames) == 2:
+            raise KeyboardInterrupt
+        real(src, dst)
+
+    monkeypatch.setattr(os, "rename", second_fails)
+    with pytest.raises(KeyboardInterrupt):
+        outpaths.write_folder_atomic(target, {"a.py": "new"})
+    monkeypatch.undo()
+    assert _tree(target) == {"a.py": "old", "sub/b.txt": "old b"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["behavior"]
+
+
+def test_folder_left_aside_by_a_crash_comes_back(tmp_path):
+    """A crash (SIGKILL) between the two renames leaves only ``.behavior.old``: the next write
+    puts it back before swapping, and a left-over old copy beside a new folder is dropped."""
+    target = tmp_path / "behavior"
+    outpaths.write_folder_atomic(target, {"a.py": "old"})
+    os.rename(target, tmp_path / ".behavior.old")
+    outpaths.write_folder_atomic(target, {"a.py": "new"})
+    assert _tree(target) == {"a.py": "new"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["behavior"]
+    (tmp_path / ".behavior.old").mkdir()
+    outpaths.write_folder_atomic(target, {"a.py": "newer"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["behavior"]
+
+
+def test_signal_waits_for_a_deferred_step(tmp_path):
+    """SIGTERM inside :func:`interrupts.deferred` is raised when the step ends, as Terminated."""
+    import signal
+
+    from bdi_supervisor import interrupts
+
+    done = []
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(interrupts.Terminated), interrupts.handling(), interrupts.deferred():
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler runs between bytecodes: give it many
+            pass
+        done.append("step")
+    assert done == ["step"]
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_write_error_names_the_file(tmp_path):
+    import errno
+
+    error = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert outpaths.write_error(error, "out/x.json").describe() == "no space left on out/x.json"
+    error = OSError(errno.EACCES, os.strerror(errno.EACCES))
+    assert outpaths.write_error(error, "x").describe() == "cannot write x: Permission denied"
+
+
+def test_append_whole_keeps_whole_records(tmp_path):
+    """A write cut short by the file size limit is taken back: the file holds whole records."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.jsonl"
+    script = ("import os, resource, signal\n"
+              "from bdi_supervisor import outpaths\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))\n"
+              f"fd = os.open({str(log)!r}, os.O_WRONLY | os.O_CREAT)\n"
+              "for n in range(10):\n"
+              "    outpaths.append_whole(fd, b'x' * 30 + b'\\n', 'log')\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "file too large: log" in result.stderr
+    assert log.read_bytes() == (b"x" * 30 + b"\n") * 3
