@@ -89,7 +89,7 @@ setup(
         ],
         "console_scripts": [
             "bdi-supervisor = bdi_supervisor.cli.main:main",
-            "bdi-monitor = bdi_monitor.cli:main",
+            "bdi-monitor = bdi_supervisor.cli.monitor:main",
             # ROS 2 executables (need rclpy): launch_ros finds them in lib/bdi_supervisor
             "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
             "supervisor_node = bdi_supervisor.ros.supervisor_node:main",

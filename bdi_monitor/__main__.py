@@ -1,5 +1,5 @@
 import sys
 
-from bdi_monitor.cli import main
+from bdi_supervisor.cli.monitor import main
 
 sys.exit(main())

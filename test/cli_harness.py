@@ -50,7 +50,7 @@ def run_cli(tool: str, argv: list[str]) -> Outcome:
     if tool == "supervisor":
         from bdi_supervisor.cli.main import main
     else:
-        from bdi_monitor.cli import main
+        from bdi_supervisor.cli.monitor import main
     out, err = io.StringIO(), io.StringIO()
     crash = None
     code: int | None = None

@@ -8,10 +8,10 @@ from pathlib import Path
 from ctl_oracle import Explicit
 
 from bdi_monitor import structure as structure_io
-from bdi_monitor.cli import main
 from bdi_monitor.counterexample import Certificate, Edge, Obligation
 from bdi_monitor.logic import parse
 from bdi_monitor.product import ProductNode
+from bdi_supervisor.cli.monitor import main
 
 ROOT = Path(__file__).resolve().parents[1]
 BEER = str(ROOT / "config/ctl/beer.yaml")

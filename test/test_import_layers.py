@@ -1,7 +1,9 @@
 """Imports point down: every module of both packages sits in one layer of docs/ARCHITECTURE.md
 and imports only its own layer or lower ones; nothing outside ``cli/`` imports ``cli/``, nothing
 outside ``ros/`` imports ``ros/``, and only the top layer imports the simulator domains (which
-register themselves with the runtime). Read from the source (AST), lazy imports in functions and
+register themselves with the runtime). Packages form no cycle, within a layer either: the graph
+of imports between subpackages (and top-level modules) is acyclic, and so is the one where
+``bdi_monitor`` counts as one package. Read from the source (AST), lazy imports in functions and
 ``TYPE_CHECKING`` blocks included; nothing is imported.
 """
 
@@ -9,9 +11,12 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from bdi_supervisor.graph import tarjan_scc
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("bdi_supervisor", "bdi_monitor")
@@ -36,10 +41,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sweep", ("bdi_supervisor.sweep",)),
     ("monitor", ("bdi_monitor.*",)),
     ("top", ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_supervisor.ros",
-             "bdi_monitor.cli", "bdi_monitor.commands", "bdi_monitor.__main__",
-             "bdi_monitor.ros")),
+             "bdi_monitor.commands", "bdi_monitor.__main__", "bdi_monitor.ros")),
 ]
-CLI = ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_monitor.cli", "bdi_monitor.commands",
+CLI = ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_monitor.commands",
        "bdi_monitor.__main__")
 ROS = ("bdi_supervisor.ros", "bdi_monitor.ros")
 DOMAINS = ("bdi_supervisor.domains",)
@@ -127,12 +131,119 @@ def violations(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
     return found
 
 
+def subpackage(module: str) -> str:
+    """The package unit of ``module``: its subpackage (``bdi_supervisor.spec``) or, for a
+    top-level module, the module itself (``bdi_supervisor.errors``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def monitor_whole(module: str) -> str:
+    """:func:`subpackage`, except that all of ``bdi_monitor`` is one unit (its ``__main__``, a
+    script nothing imports, stays apart)."""
+    if module.startswith("bdi_monitor") and not module.endswith("__main__"):
+        return "bdi_monitor"
+    return subpackage(module)
+
+
+def package_graph(graph: dict[str, set[tuple[str, int]]],
+                  unit: Callable[[str], str]) -> dict[str, dict[str, list[str]]]:
+    """Imports between units: ``{importer unit: {imported unit: ["module:line -> module"]}}``."""
+    edges: dict[str, dict[str, list[str]]] = {}
+    for module, targets in sorted(graph.items()):
+        for target, line in sorted(targets):
+            if unit(module) != unit(target):
+                edges.setdefault(unit(module), {}).setdefault(unit(target), []).append(
+                    f"{module}:{line} -> {target}")
+    return edges
+
+
+def cycles(edges: dict[str, dict[str, list[str]]]) -> list[str]:
+    """Every strongly connected set of more than one unit, with the imports that close it."""
+    names = sorted(set(edges) | {b for targets in edges.values() for b in targets})
+    number = {name: i for i, name in enumerate(names)}
+    adjacency = [[number[b] for b in sorted(edges.get(name, {}))] for name in names]
+    component, count = tarjan_scc(adjacency)
+    found = []
+    for index in range(count):
+        members = [name for name in names if component[number[name]] == index]
+        if len(members) > 1:
+            why = [imports[0] for a in members for b, imports in sorted(edges.get(a, {}).items())
+                   if b in members]
+            found.append(" <-> ".join(members) + ": " + "; ".join(why))
+    return sorted(found)
+
+
+UNITS = {"subpackages": subpackage, "bdi_monitor as one package": monitor_whole}
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+GRAPH_MARKERS = ("<!-- package graph: begin -->", "<!-- package graph: end -->")
+
+
+def short(unit: str) -> str:
+    """``bdi_supervisor.spec`` → ``spec``, ``bdi_monitor.checker`` → ``monitor.checker``."""
+    if unit in PACKAGES:
+        return unit
+    package, _, rest = unit.partition(".")
+    return rest if package == "bdi_supervisor" else f"monitor.{rest}"
+
+
+def architecture_graph(graph: dict[str, set[tuple[str, int]]]) -> str:
+    """The layers, top first, with each package and the packages it imports outside the
+    foundation: the block of docs/ARCHITECTURE.md between :data:`GRAPH_MARKERS`."""
+    edges = package_graph(graph, subpackage)
+    units = sorted({subpackage(m) for m in graph}, key=lambda u: (-layer_of(u), short(u)))
+    lines = ["```", f"{'layer':<14} {'package':<24} imports (besides the foundation)"]
+    for unit in units:
+        layer = LAYERS[layer_of(unit)][0]
+        targets = sorted(short(t) for t in edges.get(unit, {}) if layer_of(t) > 0)
+        line, indent = f"{layer:<14} {short(unit):<24}", " " * 39
+        for target in targets:
+            if len(line) + len(target) + 1 > 100 and line.strip():
+                lines.append(line.rstrip())
+                line = indent
+            line += f" {target}"
+        lines.append(line.rstrip())
+    return "\n".join([*lines, "```"])
+
+
 def test_every_module_has_a_layer():
     assert [m for m in modules() if layer_of(m) < 0] == []
 
 
 def test_imports_point_down():
     assert violations(import_graph()) == []
+
+
+@pytest.mark.parametrize("units", sorted(UNITS))
+def test_packages_form_no_cycle(units):
+    assert cycles(package_graph(import_graph(), UNITS[units])) == []
+
+
+def test_architecture_shows_the_package_graph():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    begin, end = GRAPH_MARKERS
+    shown = text[text.index(begin) + len(begin):text.index(end)].strip()
+    assert shown == architecture_graph(import_graph()), (
+        "docs/ARCHITECTURE.md's package graph is out of date: python test/test_import_layers.py")
+
+
+@pytest.mark.parametrize(("importer", "line", "closed"), [
+    # the same layer, so the layer rule alone lets each of these through
+    ("bdi_supervisor.mission.loader", "from bdi_supervisor.specgen.generate import generate_spec",
+     "bdi_supervisor.mission <-> bdi_supervisor.specgen"),
+    ("bdi_supervisor.audit.auditor", "from bdi_supervisor import draw",
+     "bdi_supervisor.audit <-> bdi_supervisor.draw"),
+    ("bdi_monitor.logic.parser", "from bdi_monitor.hypotheses import parse_properties",
+     "bdi_monitor.hypotheses <-> bdi_monitor.logic"),
+])
+def test_a_cycle_is_reported(importer, line, closed):
+    graph = dict(import_graph())
+    known = modules()
+    text = known[importer].read_text() + f"\n\ndef _circular():\n    {line}\n"
+    graph[importer] = imports(importer, text, known)
+    assert violations(graph) == []
+    found = cycles(package_graph(graph, subpackage))
+    assert len(found) == 1 and found[0].startswith(closed + ": "), found
+    assert f"{importer}:" in found[0], found
 
 
 @pytest.mark.parametrize(("importer", "line", "rule"), [
@@ -158,3 +269,17 @@ def test_an_upward_import_is_reported(importer, line, rule):
     found = violations(graph)
     assert found and all(v.startswith(importer + ":") for v in found), found
     assert any(rule in v for v in found), found
+
+
+def write_architecture_graph() -> None:
+    """Rewrite the package graph of docs/ARCHITECTURE.md from the source."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    begin, end = GRAPH_MARKERS
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    graph = architecture_graph(import_graph())
+    ARCHITECTURE.write_text(f"{head}{begin}\n{graph}\n{end}{tail}", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_architecture_graph()

@@ -6,8 +6,8 @@ import json
 
 from monitor_support import MISSIONS, folder, prepared
 
-from bdi_monitor.cli import main as monitor_main
 from bdi_supervisor.cli.main import main as supervisor_main
+from bdi_supervisor.cli.monitor import main as monitor_main
 from bdi_supervisor.runtime.bdi_state import JsonLinesSink
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 

@@ -117,8 +117,8 @@ def test_runnable_block(block: Block, fresh_copy: Path):
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "slow"], ids=lambda b: b.id)
 def test_slow_block_parses(block: Block):
-    from bdi_monitor.cli import build_parser as monitor_parser
     from bdi_supervisor.cli.main import build_parser as supervisor_parser
+    from bdi_supervisor.cli.monitor import build_parser as monitor_parser
 
     parsers = {"bdi-supervisor": supervisor_parser, "bdi-monitor": monitor_parser}
     for command in block.commands:

@@ -1,5 +1,9 @@
-"""Entry point of ``bdi-monitor``: one module per subcommand (``bdi_monitor.commands.<name>``);
-the parser and exit codes are ``bdi-supervisor``'s (:mod:`bdi_supervisor.cli.entry`)."""
+"""Entry point of ``bdi-monitor``: one module per subcommand (``bdi_monitor.commands.<name>``),
+with the parser and exit codes of :mod:`.entry`.
+
+It lives here, beside ``bdi-supervisor``'s :mod:`.main`, so that ``bdi_monitor`` never imports
+``bdi_supervisor.cli`` (whose ``run`` imports the monitor): the two packages form no cycle.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from collections.abc import Sequence
 from bdi_supervisor.cli import entry
 
 SUBCOMMANDS = ("check", "grid", "replay")
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 
 def build_parser(subcommands: Sequence[str] = SUBCOMMANDS) -> argparse.ArgumentParser:
