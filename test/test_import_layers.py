@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission", "bdi_supervisor.specgen")),
     ("synthesis", ("bdi_supervisor.synthesis",)),
     ("stages", ("bdi_supervisor.separation", "bdi_supervisor.audit", "bdi_supervisor.reduce",
+                "bdi_supervisor.explain",
                 "bdi_supervisor.realize", "bdi_supervisor.draw")),
     ("runtime", ("bdi_supervisor.runtime",)),
     ("domains", ("bdi_supervisor.domains",)),

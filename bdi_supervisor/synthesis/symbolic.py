@@ -27,6 +27,8 @@ API (everything a fixpoint algorithm needs; all sets are ``dd.cudd.Function``)::
     game.cpre(paths)      # sys forces: A x'. env_trans -> E y'. sys_trans & paths
     game.cpre_states(z)   # cpre(prime(z))
     game.upre(paths)      # env forces: E x'. env_trans & A y'. sys_trans -> paths
+    game.env_moves(paths)   # the same before E x' (the environment's moves)
+    game.variant(sys_parts=...)   # the arena with some sections replaced
     game.pre_exists(paths)  # some joint move: E x' y'. env_trans & sys_trans & paths
     game.image(states)    # joint successors (current bits)
     game.encode(formula)  # any formula over declared variables
@@ -43,6 +45,7 @@ negated env clusters (``or_forall``).
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -151,6 +154,37 @@ class SymbolicGame:
         self._env_schedule = _schedule(self.bdd, self.env_parts, post_in)
         self._env_negated = [~part for part in self.env_parts]
 
+    def variant(self, *, env_init: Function | None = None, sys_init: Function | None = None,
+                env_parts: list[Function] | None = None,
+                sys_parts: list[Function] | None = None,
+                env_live: list[Function] | None = None,
+                sys_live: list[Function] | None = None) -> SymbolicGame:
+        """The same arena (manager, bits, order) with some sections replaced, e.g. a subset of
+        the guarantees; the clusters and schedules of a replaced safety side are recomputed,
+        the other side's are shared. ``env_parts``/``sys_parts`` are unclustered parts (range
+        limits included); an empty liveness list counts as one TRUE clause."""
+        game = copy.copy(self)
+        if env_init is not None:
+            game.env_init = env_init
+        if sys_init is not None:
+            game.sys_init = sys_init
+        if env_live is not None:
+            game.env_live = list(env_live) or [self.true]
+        if sys_live is not None:
+            game.sys_live = list(sys_live) or [self.true]
+        if sys_parts is not None:
+            game.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true)
+            game._sys_schedule = _schedule(self.bdd, game.sys_parts, set(self.post_out))
+            game._sys_trans = None
+        if env_parts is not None:
+            game.env_parts = _cluster(env_parts, self.cluster_nodes, self.true)
+            support = set().union(*(self.bdd.support(p) for p in game.env_parts))
+            game.env_reads_next_outputs = bool(set(self.post_out) & support)
+            game._env_schedule = _schedule(self.bdd, game.env_parts, set(self.post_in))
+            game._env_negated = [~part for part in game.env_parts]
+            game._env_trans = None
+        return game
+
     @property
     def env_trans(self) -> Function:
         """The monolithic env safety relation (conjoined on first use)."""
@@ -242,6 +276,9 @@ class SymbolicGame:
         ``E x'. env_trans & A y'. (sys_trans -> paths)``; the system losing its own safety
         counts as the environment's success.
         """
+        if self.env_reads_next_outputs:  # slugs' literal formula
+            moves = self.env_trans & (~self.sys_trans | paths)
+            return self.exists(self.post_in, self.forall(self.post_out, moves))
         escape = self.sys_exists(~paths)  # some safe answer leaves paths
         good = ~escape
         if not self.env_parts:
@@ -250,6 +287,14 @@ class SymbolicGame:
         for part, qvars in zip(self.env_parts, self._env_schedule):
             result = cudd.and_exists(result, part, qvars) if qvars else result & part
         return self.exists(self.post_in, result)
+
+    def env_moves(self, paths: Function) -> Function:
+        """The (state, next input) pairs with which the environment forces ``paths``: the input
+        is admissible and every safe answer of the system lies in ``paths`` (over current bits
+        and next inputs; ``upre`` is its projection on the current bits)."""
+        if self.env_reads_next_outputs:
+            return self.forall(self.post_out, self.env_trans & (~self.sys_trans | paths))
+        return self.within_env(~self.sys_exists(~paths))
 
     def pre_exists(self, paths: Function) -> Function:
         """States with some joint move (both players' safety) into ``paths``."""

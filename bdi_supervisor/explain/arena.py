@@ -1,0 +1,129 @@
+"""The clauses of a spec encoded one by one in one arena, and games over subsets of them.
+
+Explaining an unrealizable spec asks many "is this part of the spec realizable?" questions
+(cores, needed assumptions). :class:`ClauseArena` encodes every clause of the spec once, in one
+CUDD manager, and answers each question with a :meth:`SymbolicGame.variant` of the full game
+that keeps only the chosen clauses (the range limits of the integer variables always stay), so
+no question re-encodes a formula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec
+from bdi_supervisor.synthesis import gr1
+from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
+
+#: the system's sections (its guarantees) and the environment's (its assumptions)
+GUARANTEES = ("sys_init", "sys_safety", "sys_liveness")
+ASSUMPTIONS = ("env_init", "env_safety", "env_liveness")
+
+
+@dataclass(frozen=True, order=True)
+class ClauseRef:
+    """One clause of a spec: its section and its index there."""
+
+    section: str
+    index: int
+
+    def clause(self, spec: GR1Spec) -> Clause:
+        return spec.section(self.section)[self.index]
+
+    def text(self) -> str:
+        return f"{self.section}[{self.index}]"
+
+
+def refs(spec: GR1Spec, sections: Iterable[str]) -> list[ClauseRef]:
+    """Every clause of ``sections``, in section then file order."""
+    return [ClauseRef(s, k) for s in sections for k in range(len(spec.section(s)))]
+
+
+@dataclass
+class ClauseArena:
+    """A spec's clauses encoded separately (see the module docstring)."""
+
+    spec: GR1Spec
+    game: SymbolicGame
+    encoded: dict[ClauseRef, Function]
+    limits: dict[str, list[Function]] = field(default_factory=dict)
+    budget: gr1.Budget | None = None
+    #: how many realizability questions were answered (each one fixpoint)
+    checks: int = 0
+
+    @classmethod
+    def build(cls, spec: GR1Spec, game: SymbolicGame,
+              budget: gr1.Budget | None = None) -> ClauseArena:
+        """Encode every clause of ``spec`` in ``game``'s manager (``game`` is ``spec``'s)."""
+        encoded = {}
+        for section in SECTIONS:
+            for ref in refs(spec, [section]):
+                if budget is not None:
+                    budget.check(game)
+                encoded[ref] = game.encode(ref.clause(spec).formula, ref.clause(spec))
+        env_vars = [v for v in game.variables if v.owner == "env"]
+        sys_vars = [v for v in game.variables if v.owner == "sys"]
+        limits = {
+            "env_init": [game.limit(v) for v in env_vars],
+            "sys_init": [game.limit(v) for v in sys_vars],
+            "env_safety": [game.limit(v, p) for v in env_vars for p in (False, True)],
+            "sys_safety": [game.limit(v, p) for v in sys_vars for p in (False, True)],
+        }
+        return cls(spec, game, encoded, limits, budget)
+
+    def all_refs(self, sections: Iterable[str] = SECTIONS) -> list[ClauseRef]:
+        return refs(self.spec, sections)
+
+    def subgame(self, keep: Iterable[ClauseRef]) -> SymbolicGame:
+        """The game of the kept clauses (and every range limit)."""
+        chosen: dict[str, list[Function]] = {s: [] for s in SECTIONS}
+        for ref in sorted(set(keep)):
+            chosen[ref.section].append(self.encoded[ref])
+        true = self.game.true
+
+        def conjoin(parts: list[Function]) -> Function:
+            result = true
+            for part in parts:
+                result &= part
+            return result
+
+        return self.game.variant(
+            env_init=conjoin(self.limits["env_init"] + chosen["env_init"]),
+            sys_init=conjoin(self.limits["sys_init"] + chosen["sys_init"]),
+            env_parts=self.limits["env_safety"] + chosen["env_safety"],
+            sys_parts=self.limits["sys_safety"] + chosen["sys_safety"],
+            env_live=chosen["env_liveness"], sys_live=chosen["sys_liveness"])
+
+    def realizable(self, keep: Iterable[ClauseRef]) -> bool:
+        """Is the spec made of the kept clauses realizable (slugs' semantics)?"""
+        self.checks += 1
+        game = self.subgame(keep)
+        if gr1.initial_losing_inputs(game, game.true) != game.false:
+            return False  # no initial output for some initial input: no fixpoint needed
+        solution = gr1.solve(game, early_exit=True, budget=self.budget)
+        return bool(solution.realizable)
+
+
+class MonotoneOracle:
+    """``unrealizable(subset of guarantees)`` with every answer reused for the subsets and
+    supersets it decides: dropping guarantees only helps the system, so a realizable set's
+    subsets are realizable and an unrealizable set's supersets are unrealizable."""
+
+    def __init__(self, arena: ClauseArena, fixed: Iterable[ClauseRef]) -> None:
+        self.arena = arena
+        self.fixed = list(fixed)
+        self.realizable_sets: list[frozenset[ClauseRef]] = []
+        self.unrealizable_sets: list[frozenset[ClauseRef]] = []
+
+    def __call__(self, subset: list[ClauseRef]) -> bool:
+        key = frozenset(subset)
+        if any(known <= key for known in self.unrealizable_sets):
+            return True
+        if any(key <= known for known in self.realizable_sets):
+            return False
+        if self.arena.realizable([*self.fixed, *subset]):
+            self.realizable_sets.append(key)
+            return False
+        self.unrealizable_sets.append(key)
+        return True

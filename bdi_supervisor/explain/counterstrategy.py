@@ -1,0 +1,308 @@
+"""The environment's winning strategy of an unrealizable spec (slugs' ``--counterStrategy``).
+
+Symbolic: the environment's fixpoint, the dual of the system's (slugs' formulation)::
+
+    W = mu Z. OR_j nu Y. AND_i mu X. upre( (!goal_j | Z') & Y' & (X' | assumption_i) )
+
+where ``upre`` lets the environment pick an admissible next input such that every safe answer of
+the system stays on the given transitions (a system left without a safe answer has lost). Its
+region ``W`` is the complement of the system's winning region (the games are determined; the
+explanation checks that they are). Every step of each innermost ``X`` leaves the environment's
+moves as a predicate over the current bits and the next inputs, tagged ``(i, j)``: the
+assumption to satisfy next and the guarantee being prevented. Entries of an earlier ``Z`` step
+come first, and for a guarantee only the entries of the final ``Y`` pass of each ``Z`` step are
+kept, so the first entry that covers a state is the one that makes progress; the positional
+strategy for ``(i, j)`` gives each state the moves of that first entry.
+
+Explicit (bounded by ``max_states``): states are pairs (full valuation, rank ``(i, j)``). The
+initial states are every valuation of ``W & env_init & sys_init`` in lexicographic order. From a
+state, if some admissible next input leaves the system no safe answer, that input (the smallest)
+is the only successor: a state of inputs only, with no successors (a deadlock). Otherwise the
+environment plays the smallest next input its positional strategy allows and every safe system
+answer is a successor, in lexicographic order; on the way the rank moves past every assumption
+and every guarantee the transition satisfies (stuttering avoidance). States are numbered in the
+order they are found (breadth first). :func:`slugs_text` writes it in slugs' ``--counterStrategy``
+text format, :func:`to_json` in ours.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from bdi_supervisor.spec.slugsin import bit_names
+from bdi_supervisor.synthesis import gr1
+from bdi_supervisor.synthesis.extract import _all_sorted, _holds, _smallest
+from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
+
+FORMAT = "bdi_supervisor/counterstrategy"
+
+
+@dataclass
+class SymbolicCounterStrategy:
+    """The environment's fixpoint: its winning region and its moves per rank."""
+
+    winning: Function
+    #: (assumption i, guarantee j, moves over current bits and next inputs), in fixpoint order
+    entries: list[tuple[int, int, Function]]
+    z_steps: int = 0
+    strategies: dict[tuple[int, int], Function] = field(default_factory=dict)
+
+    def strategy(self, game: SymbolicGame, i: int, j: int) -> Function:
+        """The positional strategy of rank ``(i, j)``: each state's moves from the first entry
+        of that rank that covers it."""
+        key = (i, j)
+        if key not in self.strategies:
+            result = game.false
+            covered = game.false
+            for a, g, moves in self.entries:
+                if (a, g) != key:
+                    continue
+                result |= moves & ~covered
+                covered = game.exists(game.post_in, result)
+            self.strategies[key] = result
+        return self.strategies[key]
+
+
+def environment_fixpoint(game: SymbolicGame, budget: gr1.Budget | None = None
+                         ) -> SymbolicCounterStrategy:
+    """Solve the environment's side of ``game`` (see the module docstring)."""
+    goals, assumptions = game.sys_live, game.env_live
+    entries: list[tuple[int, int, Function]] = []
+    z = game.false
+    steps = 0
+    while True:
+        steps += 1
+        reach = game.false
+        for j, goal in enumerate(goals):
+            kept = len(entries)
+            live = ~goal | game.prime(z)
+            y = game.true
+            while True:
+                del entries[kept:]
+                towards = live & game.prime(y)
+                good = y
+                for i, assumption in enumerate(assumptions):
+                    x = game.false
+                    while True:
+                        if budget is not None:
+                            budget.check(game)
+                        moves = game.env_moves(towards & (game.prime(x) | assumption))
+                        entries.append((i, j, moves))
+                        new = game.exists(game.post_in, moves)
+                        if new == x:
+                            break
+                        x = new
+                    good &= x
+                if good == y:
+                    break
+                y = good
+            reach |= y
+        if reach == z:
+            return SymbolicCounterStrategy(z, entries, steps)
+        z = reach
+
+
+def env_initial_inputs(game: SymbolicGame, region: Function) -> Function:
+    """Initial inputs from which the environment wins: ``env_init`` and every output allowed
+    by ``sys_init`` starts inside ``region`` (over the current input bits)."""
+    inside = game.forall(game.pre_out, ~game.sys_init | region)
+    return game.exists(game.pre_out, game.env_init & inside) & inside
+
+
+# ---------------------------------------------------------------- explicit
+
+
+@dataclass
+class CounterState:
+    """One state of the explicit counter-strategy (``outputs`` is None for a deadlock: the
+    system has no safe answer to ``inputs``)."""
+
+    id: int
+    rank: tuple[int, int]
+    inputs: dict[str, bool | int]
+    outputs: dict[str, bool | int] | None
+    successors: list[int] = field(default_factory=list)
+    initial: bool = False
+    #: the bits of the state (pre-state bits in declaration order; inputs only for a deadlock)
+    bits: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    @property
+    def deadlock(self) -> bool:
+        return self.outputs is None
+
+
+@dataclass
+class ExplicitCounterStrategy:
+    states: list[CounterState]
+    #: stopped at ``max_states``: the states found so far, the last ones not expanded
+    truncated: bool = False
+    max_states: int | None = None
+
+
+class CounterMoves:
+    """The environment's moves and the system's answers from explicit states (shared by the
+    explicit counter-strategy and the counter-run)."""
+
+    def __init__(self, game: SymbolicGame, symbolic: SymbolicCounterStrategy) -> None:
+        self.game = game
+        self.symbolic = symbolic
+        self.unprime = dict(zip(game.post_vars, game.pre_vars))
+        self.unprime_in = dict(zip(game.post_in, game.pre_in))
+
+    def cube(self, bits: dict[str, bool]) -> Function:
+        return self.game.bdd.cube(bits)
+
+    def initial(self) -> list[dict[str, bool]]:
+        game = self.game
+        start = self.symbolic.winning & game.env_init & game.sys_init
+        return _all_sorted(game, start, game.pre_vars)
+
+    def first_rank(self, bits: dict[str, bool]) -> tuple[int, int]:
+        game = self.game
+        cube = self.cube(bits)
+        for j in range(len(game.sys_live)):
+            if cube & self.symbolic.strategy(game, 0, j) != game.false:
+                return 0, j
+        return 0, 0
+
+    def successors(self, bits: dict[str, bool], rank: tuple[int, int]
+                   ) -> tuple[dict[str, bool] | None, list[tuple[dict[str, bool], tuple[int, int]]]]:
+        """``(deadlock input, [])`` or ``(None, [(next state bits, next rank)...])``."""
+        game = self.game
+        cube = self.cube(bits)
+        stuck = game.forall(game.post_out, game.within_env(cube) & ~game.sys_trans)
+        if stuck != game.false:
+            chosen = _smallest(game, game.exists(game.pre_vars, stuck), game.post_in)
+            return {self.unprime_in[b]: v for b, v in chosen.items()}, []
+        i, j = rank
+        moves = cube & self.symbolic.strategy(game, i, j)
+        if moves == game.false:
+            raise ValueError(f"state outside the environment's winning region (rank {rank})")
+        chosen = _smallest(game, game.exists(game.pre_vars, moves), game.post_in)
+        answers = game.within_sys(cube & game.bdd.cube(chosen))
+        answers = game.exists(game.pre_vars + game.post_in, answers)
+        result = []
+        for answer in _all_sorted(game, answers, game.post_out):
+            values = {**bits, **chosen, **answer}
+            result.append(({self.unprime[b]: v for b, v in {**chosen, **answer}.items()},
+                           (self._advance(game.env_live, i, values),
+                            self._advance(game.sys_live, j, values))))
+        return None, result
+
+    @staticmethod
+    def _advance(clauses: list[Function], index: int, values: dict[str, bool]) -> int:
+        nxt, first = index, True
+        while (nxt != index or first) and _holds(clauses[nxt], values):
+            nxt = (nxt + 1) % len(clauses)
+            first = False
+        return nxt
+
+
+def explicit_counter_strategy(game: SymbolicGame, symbolic: SymbolicCounterStrategy,
+                              max_states: int | None = None,
+                              budget: gr1.Budget | None = None) -> ExplicitCounterStrategy:
+    """The explicit counter-strategy (see the module docstring); stops adding states at
+    ``max_states`` (``truncated``)."""
+    bdd = game.bdd
+    reordering = bdd.configure(reordering=False)["reordering"]
+    try:
+        return _explicit(game, symbolic, max_states, budget)
+    finally:
+        bdd.configure(reordering=reordering)
+
+
+def _explicit(game: SymbolicGame, symbolic: SymbolicCounterStrategy, max_states: int | None,
+              budget: gr1.Budget | None) -> ExplicitCounterStrategy:
+    moves = CounterMoves(game, symbolic)
+    states: list[CounterState] = []
+    index: dict[tuple, int] = {}
+    todo: deque[int] = deque()
+    result = ExplicitCounterStrategy(states, max_states=max_states)
+    inputs_names = [v.name for v in game.spec.inputs]
+    outputs_names = [v.name for v in game.spec.outputs]
+
+    def add(bits: dict[str, bool], rank: tuple[int, int], deadlock: bool = False,
+            initial: bool = False) -> int | None:
+        names = game.pre_in if deadlock else game.pre_vars
+        key = (deadlock, tuple(bits[b] for b in names), rank)
+        if key in index:
+            return index[key]
+        if max_states is not None and len(states) >= max_states:
+            result.truncated = True
+            return None
+        index[key] = len(states)
+        states.append(CounterState(
+            len(states), rank, game.decode(bits, names=inputs_names),
+            None if deadlock else game.decode(bits, names=outputs_names),
+            initial=initial, bits=dict(bits)))
+        if not deadlock:
+            todo.append(index[key])
+        return index[key]
+
+    for bits in moves.initial():
+        add(bits, moves.first_rank(bits), initial=True)
+    while todo:
+        if budget is not None:
+            budget.check(game)
+        state = states[todo.popleft()]
+        stuck, nexts = moves.successors(state.bits, state.rank)
+        targets = [add(stuck, state.rank, deadlock=True)] if stuck is not None else \
+            [add(bits, rank) for bits, rank in nexts]
+        state.successors = [t for t in targets if t is not None]
+        if result.truncated:
+            break
+    return result
+
+
+def to_json(game: SymbolicGame, explicit: ExplicitCounterStrategy) -> dict:
+    """Our JSON of an explicit counter-strategy (decoded variables, ranks, successors)."""
+    return {
+        "format": FORMAT, "version": 1,
+        "variables": [{"name": v.name, "owner": v.owner, "kind": v.kind, "low": v.low,
+                       "high": v.high} for v in game.spec.variables],
+        "goals": len(game.sys_live), "assumptions": len(game.env_live),
+        "truncated": explicit.truncated, "max_states": explicit.max_states,
+        "states": [{"id": s.id, "rank": list(s.rank), "initial": s.initial,
+                    "inputs": s.inputs, "outputs": s.outputs, "deadlock": s.deadlock,
+                    "successors": s.successors} for s in explicit.states],
+    }
+
+
+def slugs_text(game: SymbolicGame, explicit: ExplicitCounterStrategy) -> str:
+    """The explicit counter-strategy in slugs' ``--counterStrategy`` text format (JTLV's),
+    bit names as slugs' compiler writes them (``x@0.low.high``, ``x@1``…), a deadlock state
+    printed right after the first state that leads to it, as slugs prints it."""
+    variables = {v.name: v for v in game.spec.variables}
+    inputs = [v for v in game.variables if v.owner == "env"]
+    everything = inputs + [v for v in game.variables if v.owner == "sys"]
+
+    def valuation(state: CounterState, chosen: list) -> str:
+        parts = []
+        for var in chosen:
+            ours = game.bits[var.name]
+            for mine, theirs in zip(ours, bit_names(variables[var.name])):
+                parts.append(f"{theirs}:{int(state.bits[mine])}")
+        return ", ".join(parts)
+
+    lines: list[str] = []
+    printed: set[int] = set()
+    for state in explicit.states:
+        if state.deadlock:
+            continue
+        lines.append(f"State {state.id} with rank ({state.rank[0]},{state.rank[1]}) -> "
+                     f"<{valuation(state, everything)}>")
+        targets = [explicit.states[t] for t in state.successors]
+        if targets and targets[0].deadlock:
+            dead = targets[0]
+            if dead.id in printed:
+                lines.append(f"\tWith successors : {dead.id}")
+            else:
+                printed.add(dead.id)
+                lines.append(f"\tWith successors : {dead.id}")
+                lines.append(f"State {dead.id} with rank ({dead.rank[0]},{dead.rank[1]}) -> "
+                             f"<{valuation(dead, inputs)}>")
+                lines.append("\tWith no successors.")
+        else:
+            lines.append("\tWith successors : " + ", ".join(str(t.id) for t in targets))
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,220 @@
+"""``explain(spec) -> Explanation``: why a spec is unrealizable, in the spec's own terms.
+
+One run: encode and solve the spec; if it is unrealizable, find a 1-minimal unrealizable core
+of its guarantees (:mod:`.core`), the assumptions each realizable neighbour of the core needs
+(:mod:`.assumptions`), the environment's counter-strategy, symbolic and explicit up to
+``max_states`` states (:mod:`.counterstrategy`), and one counter-run (:mod:`.counterrun`). A
+realizable spec has nothing to explain; its record still lists the assumptions it needs. The
+time and node budgets cover the whole run; one that runs out gives an ``INCOMPLETE`` record
+naming the phase. The record's JSON is ``explanation.json``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bdi_supervisor.errors import BudgetExceeded
+from bdi_supervisor.explain import assumptions as needs
+from bdi_supervisor.explain import core as cores
+from bdi_supervisor.explain import counterstrategy as counter
+from bdi_supervisor.explain.arena import ClauseArena, ClauseRef
+from bdi_supervisor.explain.counterrun import CounterRun, counter_run, lasso_strategy
+from bdi_supervisor.explain.naming import Named, Namer
+from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.synthesis import gr1
+from bdi_supervisor.synthesis.result import (
+    INCOMPLETE,
+    REALIZABLE,
+    UNREALIZABLE,
+    SynthesisOptions,
+)
+from bdi_supervisor.synthesis.strategy import Strategy
+from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
+from bdi_supervisor.synthesis.synthesize import diagnose
+
+FORMAT = "bdi_supervisor/explanation"
+#: explicit counter-strategy states kept in the explanation unless ``max_states`` says otherwise
+DEFAULT_MAX_STATES = 256
+
+
+@dataclass
+class Explanation:
+    """What :func:`explain` found (``to_dict`` is ``explanation.json``)."""
+
+    spec: str
+    status: str
+    level: str | None = None
+    message: str = ""
+    core: list[Named] = field(default_factory=list)
+    #: the core was checked: unrealizable, and realizable without any one element
+    core_minimal: bool | None = None
+    #: per core element (``section[index]``), the assumptions the rest of the core needs; for a
+    #: realizable spec, key ``"spec"``: the assumptions the spec needs
+    needed_assumptions: dict[str, list[Named]] = field(default_factory=dict)
+    counter_strategy: dict = field(default_factory=dict)
+    counter_run: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    checks: int = 0
+    incomplete_reason: str | None = None
+    #: in-memory results the callers write or replay (not part of the record)
+    game: SymbolicGame | None = field(default=None, repr=False)
+    explicit: counter.ExplicitCounterStrategy | None = field(default=None, repr=False)
+    run: CounterRun | None = field(default=None, repr=False)
+    lasso: Strategy | None = field(default=None, repr=False)
+
+    @property
+    def realizable(self) -> bool | None:
+        return {REALIZABLE: True, UNREALIZABLE: False}.get(self.status)
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT, "version": 1, "spec": self.spec, "status": self.status,
+            "realizable": self.realizable, "level": self.level, "message": self.message,
+            "core": [n.to_dict() for n in self.core], "core_minimal": self.core_minimal,
+            "needed_assumptions": {k: [n.to_dict() for n in v]
+                                   for k, v in self.needed_assumptions.items()},
+            "counter_strategy": self.counter_strategy, "counter_run": self.counter_run,
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            "realizability_checks": self.checks,
+            "incomplete_reason": self.incomplete_reason,
+        }
+
+
+@dataclass
+class ExplainOptions:
+    """The solver's options (order, reordering, budgets) and the explanation's own."""
+
+    solver: SynthesisOptions = field(default_factory=SynthesisOptions)
+    #: explicit counter-strategy states at most (None: :data:`DEFAULT_MAX_STATES`)
+    max_states: int | None = None
+    #: also analyse which assumptions the core's neighbours need
+    assumptions: bool = True
+
+
+def explain(spec: GR1Spec, options: ExplainOptions | None = None,
+            namer: Namer | None = None) -> Explanation:
+    """Explain ``spec`` (see the module docstring)."""
+    options = options or ExplainOptions()
+    options.solver.validate()
+    namer = namer or Namer()
+    solver = options.solver
+    budget = gr1.Budget(solver.time_budget, solver.node_budget)
+    record = Explanation(spec.name, INCOMPLETE)
+    clock = _Clock(record, budget)
+    try:
+        clock.enter("synthesis")
+        game = _build(spec, solver, budget)
+        record.game = game
+        solution = gr1.solve(game, recycling=solver.recycling, budget=budget)
+        clock.enter("core")
+        arena = ClauseArena.build(spec, game, budget)
+        if solution.realizable:
+            record.status = REALIZABLE
+            record.message = "the specification is realizable: nothing to explain"
+            if options.assumptions:
+                clock.enter("assumptions")
+                guarantees = arena.all_refs(("sys_init", "sys_safety", "sys_liveness"))
+                record.needed_assumptions["spec"] = _names(
+                    spec, namer, needs.needed_assumptions(arena, guarantees))
+            clock.leave()
+            record.checks = arena.checks
+            return record
+        failure = diagnose(game, solution, budget)
+        record.message = failure.message
+        oracle = cores.guarantee_oracle(arena)
+        level, found = cores.unrealizable_core(arena, oracle, solution.unreachable_goal)
+        record.level = level
+        record.core = _names(spec, namer, found)
+        record.core_minimal = cores.is_minimal_core(oracle, found)
+        if options.assumptions:
+            clock.enter("assumptions")
+            for drop, needed in needs.needed_per_core_element(arena, found).items():
+                record.needed_assumptions[drop.text()] = _names(spec, namer, needed)
+        clock.enter("counter_strategy")
+        symbolic = counter.environment_fixpoint(game, budget)
+        limit = options.max_states or DEFAULT_MAX_STATES
+        record.explicit = counter.explicit_counter_strategy(game, symbolic, limit, budget)
+        record.counter_strategy = _strategy_summary(game, solution, symbolic, record.explicit)
+        clock.enter("counter_run")
+        moves = counter.CounterMoves(game, symbolic)
+        record.run = counter_run(game, moves)
+        record.lasso = lasso_strategy(game, record.run, f"{spec.name}_counter_run")
+        record.counter_run = record.run.to_dict()
+        if record.run.goal is not None and record.run.goal < len(spec.sys_liveness):
+            goal = record.run.goal
+            record.counter_run["prevented"] = namer.name(
+                "sys_liveness", goal, spec.sys_liveness[goal]).to_dict()
+        clock.leave()
+        record.status = UNREALIZABLE
+        record.checks = arena.checks
+    except BudgetExceeded as exhausted:
+        phase = clock.phase
+        clock.leave()
+        record.status = INCOMPLETE
+        record.incomplete_reason = f"{exhausted} during {phase.replace('_', ' ')}"
+    return record
+
+
+def _build(spec: GR1Spec, solver: SynthesisOptions, budget: gr1.Budget) -> SymbolicGame:
+    from bdi_supervisor.bdd import manager
+
+    counts = spec.counts()
+    bdd = manager(2 * (counts["input_bits"] + counts["output_bits"]))
+    auto = solver.reordering and solver.reorder_threshold is None
+    return build_game(spec, order=solver.order, seed=solver.seed, reordering=auto, bdd=bdd,
+                      check=lambda: budget.check(bdd),
+                      max_growth=solver.max_growth or MAX_GROWTH)
+
+
+def _names(spec: GR1Spec, namer: Namer, found: list[ClauseRef]) -> list[Named]:
+    return [namer.name(r.section, r.index, r.clause(spec)) for r in found]
+
+
+def _strategy_summary(game: SymbolicGame, solution: gr1.Solution,
+                      symbolic: counter.SymbolicCounterStrategy,
+                      explicit: counter.ExplicitCounterStrategy) -> dict:
+    bits = len(game.pre_vars)
+    initial = counter.env_initial_inputs(game, symbolic.winning)
+    inputs = [v.name for v in game.spec.inputs]
+    first = game.bdd.pick(initial, care_vars=set(game.pre_in)) if initial != game.false else None
+    return {
+        "winning_states": int(game.bdd.count(symbolic.winning, nvars=bits)) if bits else 0,
+        "complement_of_system_region": symbolic.winning == ~solution.winning,
+        "winning_nodes": symbolic.winning.dag_size,
+        "fixpoint_steps": symbolic.z_steps, "entries": len(symbolic.entries),
+        "initial_inputs": int(game.bdd.count(initial, nvars=len(game.pre_in)))
+        if game.pre_in else (1 if initial != game.false else 0),
+        "first_initial_input": game.decode(first, names=inputs) if first is not None else None,
+        "explicit_states": len(explicit.states), "truncated": explicit.truncated,
+        "deadlock_states": sum(1 for s in explicit.states if s.deadlock),
+        "max_states": explicit.max_states,
+    }
+
+
+class _Clock:
+    """Adds each phase's wall time to ``timings`` and names the phase on the budget."""
+
+    def __init__(self, record: Explanation, budget: gr1.Budget) -> None:
+        self.record = record
+        self.budget = budget
+        self.phase = ""
+        self.begin = 0.0
+        self.started = time.perf_counter()
+
+    def enter(self, phase: str) -> None:
+        self.leave()
+        self.phase = self.budget.phase = phase
+        self.begin = time.perf_counter()
+
+    def leave(self) -> None:
+        now = time.perf_counter()
+        if self.phase:
+            timings = self.record.timings
+            timings[f"{self.phase}_seconds"] = timings.get(f"{self.phase}_seconds", 0.0) \
+                + now - self.begin
+        self.record.timings["total_seconds"] = now - self.started
+        self.phase = ""
+
+
+__all__ = ["DEFAULT_MAX_STATES", "ExplainOptions", "Explanation", "explain"]
