@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from bdi_supervisor.cli import entry
 
-SUBCOMMANDS = ("missions", "spec", "solve", "synthesize", "realize", "run", "sweep")
+SUBCOMMANDS = ("missions", "spec", "solve", "synthesize", "explain", "realize", "run", "sweep")
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 

@@ -42,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bdi-log", metavar="FILE", help="write the live BDI state (JSON Lines)")
     parser.add_argument("--from", dest="from_dir", metavar="DIR",
                         help="use a saved run folder (reduced.json, strategy.json) instead of "
-                             "synthesizing")
+                             "synthesizing, or an explanation.json (bdi-supervisor explain -o): "
+                             "its counter-run")
     add_override_arguments(parser)
     parser.add_argument("--max-steps", type=int, metavar="N", help="stop after N activations")
     parser.add_argument("--operator", action="store_true",
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.handover import Refused, check_audit
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.outpaths import check_output_file
-    from bdi_supervisor.pipeline import NoSupervisor, load_folder, prepare
+    from bdi_supervisor.pipeline import NoSupervisor, load_counter_run, load_folder, prepare
     from bdi_supervisor.runtime.extras import require_simulator
     from bdi_supervisor.runtime.progress import ProgressView, print_result
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor, runner_config
@@ -107,17 +108,27 @@ def run(args: argparse.Namespace) -> int:
                          found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
                          expected="--from DIR or synthesis overrides, not both")
     try:
-        if args.from_dir:
+        if args.from_dir and Path(args.from_dir).is_file():
+            prepared = load_counter_run(Path(args.from_dir), mission)
+        elif args.from_dir:
             prepared = load_folder(Path(args.from_dir), mission)
         else:
             with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
                 prepared = prepare(mission, overrides, progress=progress)
     except NoSupervisor as verdict:
+        explained = verdict.explanation
         if args.json:
             print(json.dumps({"mission": mission.name, "synthesis": verdict.status,
-                              "message": verdict.message, "result": None}, indent=1))
+                              "message": verdict.message, "result": None,
+                              **({"explanation": explained.to_dict()} if explained else {})},
+                             indent=1))
         else:
             print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
+            if explained is not None:
+                from bdi_supervisor.cli.explanation_view import print_explanation
+
+                print_explanation(explained.to_dict(), output_console(),
+                                  source=args.mission, timeline=explained.timeline)
         return ExitCode.NEGATIVE
     try:
         check_audit(prepared.audit, args.from_dir)

@@ -102,6 +102,14 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[bold]{stage.name}[/]: {stage.status} ({stage.seconds:.3f} s)")
         if result.synthesis is not None:
             print_result(result.synthesis, console)
+        explained = result.artifacts.get("explanation")
+        if explained is not None:
+            from bdi_supervisor.cli.explanation_view import print_explanation
+
+            saved = next((f for s in result.stages for f in s.files
+                          if f.endswith("explanation.json")), None)
+            print_explanation(explained.to_dict(), console, source=args.mission,
+                              replay_file=saved, timeline=explained.timeline)
         audit = result.artifacts.get("audit")
         if audit is not None:
             where = (f"{audit.files['audit']} (and audit_reduced.json), key 'warnings'"

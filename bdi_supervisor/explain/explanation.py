@@ -23,12 +23,8 @@ from bdi_supervisor.explain.counterrun import CounterRun, counter_run, lasso_str
 from bdi_supervisor.explain.naming import Named, Namer
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
-from bdi_supervisor.synthesis.result import (
-    INCOMPLETE,
-    REALIZABLE,
-    UNREALIZABLE,
-    SynthesisOptions,
-)
+from bdi_supervisor.common import Realizability
+from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.strategy import Strategy
 from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
 from bdi_supervisor.synthesis.synthesize import diagnose
@@ -43,7 +39,7 @@ class Explanation:
     """What :func:`explain` found (``to_dict`` is ``explanation.json``)."""
 
     spec: str
-    status: str
+    status: Realizability
     level: str | None = None
     message: str = ""
     core: list[Named] = field(default_factory=list)
@@ -65,7 +61,8 @@ class Explanation:
 
     @property
     def realizable(self) -> bool | None:
-        return {REALIZABLE: True, UNREALIZABLE: False}.get(self.status)
+        return {Realizability.REALIZABLE: True,
+                Realizability.UNREALIZABLE: False}.get(self.status)
 
     def to_dict(self) -> dict:
         return {
@@ -100,7 +97,7 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
     namer = namer or Namer()
     solver = options.solver
     budget = gr1.Budget(solver.time_budget, solver.node_budget)
-    record = Explanation(spec.name, INCOMPLETE)
+    record = Explanation(spec.name, Realizability.INCOMPLETE)
     clock = _Clock(record, budget)
     try:
         clock.enter("synthesis")
@@ -110,7 +107,7 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
         clock.enter("core")
         arena = ClauseArena.build(spec, game, budget)
         if solution.realizable:
-            record.status = REALIZABLE
+            record.status = Realizability.REALIZABLE
             record.message = "the specification is realizable: nothing to explain"
             if options.assumptions:
                 clock.enter("assumptions")
@@ -146,12 +143,12 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
             record.counter_run["prevented"] = namer.name(
                 "sys_liveness", goal, spec.sys_liveness[goal]).to_dict()
         clock.leave()
-        record.status = UNREALIZABLE
+        record.status = Realizability.UNREALIZABLE
         record.checks = arena.checks
     except BudgetExceeded as exhausted:
         phase = clock.phase
         clock.leave()
-        record.status = INCOMPLETE
+        record.status = Realizability.INCOMPLETE
         record.incomplete_reason = f"{exhausted} during {phase.replace('_', ' ')}"
     return record
 

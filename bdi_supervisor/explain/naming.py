@@ -45,6 +45,11 @@ RULES = {
     "pending-clear": "pending memory of {cap} clears when it completes",
     "pending-keep": "pending memory of {cap} keeps its value while it is idle",
 }
+#: the enumerated encoding's rules about every capability at once
+_ANY_CAPABILITY = {"initial-activation": "no capability is running at start-up",
+                   "initial-outcomes": "no outcome is reported at start-up",
+                   "at-most-one-outcome": "at most one outcome is reported at a time",
+                   "no-outcome-unless-active": "no outcome is reported while nothing runs"}
 _CATALOG_KEYS = {"precondition": "preconditions", "postcondition": "postconditions",
                  "transition-relation": "transition_relation"}
 _SECTION_WORDS = {"env_init": "initial assumption", "sys_init": "initial guarantee",
@@ -98,6 +103,8 @@ class Namer:
             return Named(section, index, "constraint", description, formula, origin.label(),
                          origin.file, origin.line)
         template = RULES.get(origin.rule)
+        if origin.capability is None and origin.rule in _ANY_CAPABILITY:
+            template = _ANY_CAPABILITY[origin.rule]
         cap = repr(origin.capability) if origin.capability else "?"
         description = (template.format(cap=cap, key=repr(origin.key)) if template
                        else f"{origin.rule or origin.source} ({word})")

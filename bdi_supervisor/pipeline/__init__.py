@@ -40,6 +40,13 @@ if TYPE_CHECKING:
         stage_synthesis,
         stage_well_separation,
     )
+    from bdi_supervisor.pipeline.explain import (
+        MissionExplanation,
+        explain_mission,
+        load_counter_run,
+        mission_namer,
+        replay_counter_run,
+    )
     from bdi_supervisor.pipeline.prepared import (
         NoSupervisor,
         Prepared,
@@ -56,13 +63,16 @@ _HOME = {
     **dict.fromkeys(("STAGES", "PipelineRun", "StageRecord", "check_before", "config_label",
                      "output_files", "run", "solver_options", "stage_audit", "stage_realize",
                      "stage_spec", "stage_synthesis", "stage_well_separation"), "chain"),
+    **dict.fromkeys(("MissionExplanation", "explain_mission", "load_counter_run",
+                     "mission_namer", "replay_counter_run"), "explain"),
     **dict.fromkeys(("NoSupervisor", "Prepared", "audit_warnings", "load_folder", "prepare",
                      "prepared_from"), "prepared"),
 }
 
-__all__ = ["STAGES", "AuditStages", "NoSupervisor", "PipelineRun", "Prepared", "StageRecord",
-           "audit_and_reduce", "audit_mission", "audit_warnings", "check_before", "config_label",
-           "load_folder", "output_files", "prepare", "prepared_from", "run", "solver_options",
+__all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "PipelineRun",
+           "Prepared", "StageRecord", "audit_and_reduce", "audit_mission", "audit_warnings",
+           "check_before", "config_label", "explain_mission", "load_counter_run", "load_folder",
+           "mission_namer", "replay_counter_run", "output_files", "prepare", "prepared_from", "run", "solver_options",
            "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
            "stage_well_separation"]
 

@@ -139,7 +139,8 @@ def stage_well_separation(run: PipelineRun) -> StageRecord:
 
 
 def stage_synthesis(run: PipelineRun) -> StageRecord:
-    """Solve the spec; write ``strategy.json`` when realizable."""
+    """Solve the spec; write ``strategy.json`` when realizable, and ``explanation.json``
+    (:func:`explain_mission`) when unrealizable."""
     from bdi_supervisor.synthesis import strategy as strategy_io
     from bdi_supervisor.synthesis.synthesize import synthesize
 
@@ -149,7 +150,19 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
         path = run.out_dir / "strategy.json"
         strategy_io.save(result.strategy, path)
         files.append(str(path))
-    return StageRecord("synthesis", result.status, record=result.to_dict(), files=files,
+    record = result.to_dict()
+    if result.status == Realizability.UNREALIZABLE:
+        if run.progress is not None:
+            run.progress({"stage": "explain"})
+        from bdi_supervisor.pipeline.explain import explain_mission
+
+        explained = explain_mission(run.mission, run.overrides, run.solver, spec=run.spec)
+        run.artifacts["explanation"] = explained
+        record["explanation"] = {"status": explained.explanation.status,
+                                 "core": len(explained.explanation.core)}
+        written = run.write("explanation.json", json.dumps(explained.to_dict(), indent=1))
+        files += [written] if written else []
+    return StageRecord("synthesis", result.status, record=record, files=files,
                        blocking=True, ok=result.status == Realizability.REALIZABLE)
 
 
@@ -231,7 +244,8 @@ def output_files(mission: Any) -> tuple[str, ...]:
     pictures = [f"strategy_{kind}.{ext}" for kind in ("raw", "reduced")
                 for ext in ("dot", "svg", "png")]
     return (f"{mission.name}.structuredslugs", f"{mission.name}.slugsin", "well_separation.json",
-            "strategy.json", "audit.json", "reduced.json", "audit_reduced.json", "summary.json",
+            "strategy.json", "explanation.json", "audit.json", "reduced.json",
+            "audit_reduced.json", "summary.json",
             *pictures)
 
 

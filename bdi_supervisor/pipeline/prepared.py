@@ -18,12 +18,16 @@ if TYPE_CHECKING:
 
 class NoSupervisor(InputError):
     """A verdict, not bad input: the mission yields no supervisor (unrealizable, a budget ran
-    out, blocked by well-separation). ``status`` is that verdict. A subclass of
-    :class:`InputError` for callers that only report it; ``bdi-supervisor run`` exits 1."""
+    out, blocked by well-separation). ``status`` is that verdict; ``explanation`` the
+    :class:`~bdi_supervisor.pipeline.explain.MissionExplanation` of an unrealizable mission.
+    A subclass of :class:`InputError` for callers that only report it; ``bdi-supervisor run``
+    exits 1."""
 
-    def __init__(self, status: str, message: str, **where: Any) -> None:
+    def __init__(self, status: str, message: str, explanation: Any = None,
+                 **where: Any) -> None:
         super().__init__(message, **where)
         self.status = status
+        self.explanation = explanation
 
 
 @dataclass
@@ -84,7 +88,8 @@ def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
         raise NoSupervisor(state.synthesis.status,
                            f"synthesis {state.synthesis.status}"
                            + (f" ({reason})" if reason else "") + "; nothing to run",
-                           file=mission.file, key="request")
+                           state.artifacts.get("explanation"), file=mission.file,
+                           key="request")
     if "realize_error" in state.artifacts:
         raise state.artifacts["realize_error"]
     audit = state.artifacts["audit"]

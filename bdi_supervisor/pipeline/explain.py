@@ -1,0 +1,124 @@
+"""Explaining an unrealizable mission: the explanation of its spec in the mission's terms, and
+its counter-run replayed by the embedded executor with forced outcomes.
+
+:func:`explain_mission` is what ``bdi-supervisor explain MISSION`` prints and what the
+synthesis stage writes as ``explanation.json`` for an unrealizable mission;
+:func:`load_counter_run` is the counter-run saved there, as a supervisor ``run --from`` runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.pipeline.chain import config_label, solver_options
+from bdi_supervisor.pipeline.prepared import Prepared
+from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.synthesis.result import SynthesisOptions
+
+
+@dataclass
+class MissionExplanation:
+    """An :class:`~bdi_supervisor.explain.explanation.Explanation` of a mission's spec, with
+    its counter-run replayed by the embedded executor (``timeline``; None without a
+    counter-run) and the forced outcomes that replay it (``replay``)."""
+
+    mission: Any
+    config: str
+    explanation: Any
+    replay: Any = None
+    timeline: Any = None
+
+    def to_dict(self) -> dict:
+        data = self.explanation.to_dict()
+        data["mission"] = self.mission.name
+        data["config"] = self.config
+        if self.explanation.lasso is not None:
+            from bdi_supervisor.synthesis.strategy import to_dict
+
+            data["counter_run"]["strategy"] = to_dict(self.explanation.lasso)
+        if self.replay is not None:
+            data["counter_run"]["replay"] = self.replay.to_dict()
+        if self.timeline is not None:
+            data["counter_run"]["timeline"] = self.timeline.to_dict()
+        return data
+
+
+def mission_namer(mission: Any) -> Any:
+    """Names of spec clauses in the mission's terms, with the catalog's lines."""
+    from bdi_supervisor.explain.naming import Namer
+    from bdi_supervisor.yamlsource import load_yaml
+
+    path = getattr(mission, "catalog_path", None)
+    doc = load_yaml(path, "capability catalog") if path else None
+    return Namer(doc, path)
+
+
+def explain_mission(mission: Any, overrides: dict | None = None,
+                    solver: SynthesisOptions | None = None, *, spec: GR1Spec | None = None,
+                    max_states: int | None = None, assumptions: bool = True
+                    ) -> MissionExplanation:
+    """Explain a mission's spec (generated here unless ``spec`` is given) and replay its
+    counter-run with forced outcomes (the embedded executor, ``forced`` simulator)."""
+    from bdi_supervisor.explain.explanation import ExplainOptions, explain
+    from bdi_supervisor.specgen.generate import generate_spec
+
+    overrides = dict(overrides or {})
+    options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
+    if spec is None:
+        spec = generate_spec(mission, **overrides)
+    explanation = explain(spec, ExplainOptions(solver_options(options, solver), max_states,
+                                               assumptions), mission_namer(mission))
+    explained = MissionExplanation(mission, config_label(options), explanation)
+    if explanation.lasso is not None and explanation.run is not None:
+        if any(_activates(mission, state.outputs) for state in explanation.lasso.states):
+            explained.replay, explained.timeline = replay_counter_run(mission, explanation)
+        else:
+            explanation.counter_run["note"] = ("the supervisor has no first step: no "
+                                               "capability can start")
+    return explained
+
+
+def _activates(mission: Any, outputs: dict) -> bool:
+    """Do a strategy state's outputs start a capability (either encoding)?"""
+    from bdi_supervisor.specgen.propositions import BOOTSTRAP_CAPABILITY, activation
+
+    if outputs.get("capability"):
+        return True
+    return any(outputs.get(activation(c)) for c in mission.catalog.capabilities
+               if c != BOOTSTRAP_CAPABILITY)
+
+
+def replay_counter_run(mission: Any, explanation: Any) -> tuple[Any, Any]:
+    """Run the counter-run's lasso strategy with its outcomes forced: (replay, run result)."""
+    from bdi_supervisor.explain.replay import mission_machine, replay_script
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+    machine = mission_machine(explanation.lasso, mission)
+    replay = replay_script(machine, mission.catalog, explanation.run)
+    result = run_supervisor(mission, machine, explanation.lasso, options=RunOptions(
+        sim="forced", force=replay.force or None, max_steps=replay.max_steps))
+    return replay, result
+
+
+def load_counter_run(path: Path, mission: Any) -> Prepared:
+    """The counter-run saved in an ``explanation.json`` as a supervisor to run (``run --from
+    explanation.json --force ...`` replays it)."""
+    from bdi_supervisor.explain.replay import mission_machine
+    from bdi_supervisor.synthesis.strategy import from_dict
+    from bdi_supervisor.yamlsource import load_json
+
+    data = load_json(path, "explanation")
+    run = data.get("counter_run") if isinstance(data, dict) else None
+    if not isinstance(run, dict) or not isinstance(run.get("strategy"), dict):
+        raise InputError("the explanation has no counter-run", file=str(path),
+                         key="counter_run.strategy",
+                         expected="an explanation.json of an unrealizable mission")
+    lasso = from_dict(run["strategy"], str(path))
+    machine = mission_machine(lasso, mission)
+    counts = {"raw": len(lasso.states), "reduced": len(lasso.states),
+              "realized": len(machine.states)}
+    return Prepared(lasso, lasso, machine, counts, None, str(path))
