@@ -115,7 +115,11 @@ def parse_script(text: str, catalog: Catalog, source: str = "--force") -> Script
 def load_script(value: str, catalog: Catalog) -> ScriptPolicy:
     """``--force`` takes a file (if it exists) or the entries themselves."""
     path = Path(value)
-    if path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # e.g. entries longer than a file name may be
+        is_file = False
+    if is_file:
         from bdi_supervisor.yamlsource import read_text
 
         return parse_script(read_text(path, "forced-outcome script"), catalog, str(path))

@@ -1,0 +1,241 @@
+"""Explanations of unrealizable specs: cores by re-synthesis, counter-strategies checked
+explicitly (hypothesis), slugs' --counterStrategy and --analyzeAssumptions where slugs is on
+PATH, the shipped unrealizable missions and their replayed counter-runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+
+import pytest
+from explain_checker import check_core, check_counter_strategy, realizable, subspec
+from hypothesis import HealthCheck, assume, given, settings
+from reference_data import needs_reference, reference_params
+from synthesis_checker import random_specs
+
+from bdi_supervisor.explain import counterstrategy
+from bdi_supervisor.explain.arena import ClauseArena
+from bdi_supervisor.explain.assumptions import needed_assumptions
+from bdi_supervisor.explain.explanation import ExplainOptions, explain
+from bdi_supervisor.spec.io import format_spec, load_spec
+from bdi_supervisor.synthesis import gr1
+from bdi_supervisor.synthesis.symbolic import build_game
+
+UNREALIZABLE = ("slugs_examples/unrealizable1.slugsin",
+                "slugs_examples/specification_debugging_examples/"
+                "abstract_counterstrategy_example.structuredslugs",
+                "slugs_examples/specification_debugging_examples/"
+                "section_3_2_errorneous_spec.structuredslugs")
+SLUGS = shutil.which("slugs")
+needs_slugs = pytest.mark.skipif(SLUGS is None, reason="slugs is not on PATH")
+MISSIONS = ("two_rivers_goat_stays", "logistics_p0_holding_start")
+
+
+def _core(explanation) -> list[tuple[str, int]]:
+    return [(c.section, c.index) for c in explanation.core]
+
+
+def _complete(spec):
+    return explain(spec, ExplainOptions(max_states=100_000))
+
+
+@pytest.mark.parametrize("path", reference_params(*UNREALIZABLE))
+def test_reference_core_is_minimal_by_resynthesis(path):
+    spec = load_spec(path)
+    explanation = _complete(spec)
+    assert explanation.status == "UNREALIZABLE"
+    assert explanation.core_minimal is True
+    assert check_core(spec, _core(explanation)) == []
+    summary = explanation.counter_strategy
+    assert summary["complement_of_system_region"] is True
+    assert not summary["truncated"]
+    if spec.counts()["output_bits"] <= 6:  # the explicit check enumerates every output
+        data = counterstrategy.to_json(explanation.game, explanation.explicit)
+        assert check_counter_strategy(spec, data["states"]) == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.filter_too_much])
+@given(spec=random_specs(ints=False))
+def test_random_unrealizable_specs_core_and_counter_strategy(spec):
+    assume(not realizable(spec))
+    explanation = _complete(spec)
+    assert explanation.status == "UNREALIZABLE"
+    assert check_core(spec, _core(explanation)) == []
+    assert explanation.counter_strategy["complement_of_system_region"] is True
+    data = counterstrategy.to_json(explanation.game, explanation.explicit)
+    assert check_counter_strategy(spec, data["states"]) == []
+    run = explanation.run
+    assert run.steps and run.end in ("loop", "deadlock", "no-initial-output")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs(ints=False))
+def test_needed_assumptions_by_resynthesis(spec):
+    assume(realizable(spec))
+    game = build_game(spec)
+    arena = ClauseArena.build(spec, game)
+    guarantees = arena.all_refs(("sys_init", "sys_safety", "sys_liveness"))
+    needed = {(r.section, r.index) for r in needed_assumptions(arena, guarantees)}
+    for section in ("env_safety", "env_liveness"):
+        for k in range(len(spec.section(section))):
+            without = list(spec.section(section))
+            del without[k]
+            smaller = dataclasses.replace(spec, variables=list(spec.variables),
+                                          **{section: without})
+            assert ((section, k) in needed) is (not realizable(smaller)), (section, k)
+
+
+def test_realizable_spec_has_nothing_to_explain():
+    spec = subspec(load_spec_text("[INPUT]\na\n[OUTPUT]\nb\n[SYS_TRANS]\nb' <-> a'\n"), set())
+    explanation = explain(spec)
+    assert explanation.status == "REALIZABLE" and explanation.core == []
+
+
+def load_spec_text(text: str):
+    from bdi_supervisor.spec.structuredslugs import parse_spec
+
+    return parse_spec(text, name="small")
+
+
+def test_budget_gives_incomplete():
+    spec = load_spec_text("[INPUT]\na\n[OUTPUT]\nb\n[SYS_LIVENESS]\na & b\n")
+    options = ExplainOptions()
+    options.solver.node_budget = 1
+    assert explain(spec, options).status == "INCOMPLETE"
+
+
+def test_environment_fixpoint_is_the_complement_on_random_orders():
+    spec = load_spec_text("[INPUT]\na\nb\n[OUTPUT]\nx\n[ENV_LIVENESS]\na\n[SYS_LIVENESS]\n"
+                          "x & b\n[SYS_TRANS]\nx' -> a\n")
+    for order in ("as-written", "alphabetic", "random"):
+        game = build_game(spec, order=order, seed=3)
+        solution = gr1.solve(game)
+        symbolic = counterstrategy.environment_fixpoint(game)
+        assert symbolic.winning == ~solution.winning
+
+
+# ---------------------------------------------------------------- slugs
+
+
+def _slugs(args: list[str], spec, tmp_path) -> str:
+    path = tmp_path / "spec.slugsin"
+    path.write_text(format_spec(spec, "slugsin"))
+    done = subprocess.run([SLUGS, *args, str(path)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    return done.stdout
+
+
+@needs_slugs
+@needs_reference
+@pytest.mark.parametrize("path", reference_params(*UNREALIZABLE))
+def test_counter_strategy_matches_slugs(path, tmp_path):
+    spec = load_spec(path)
+    explanation = _complete(spec)
+    ours = counterstrategy.slugs_text(explanation.game, explanation.explicit)
+    assert ours == _slugs(["--counterStrategy"], spec, tmp_path)
+
+
+@needs_slugs
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.filter_too_much,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(spec=random_specs(ints=False))
+def test_random_counter_strategies_match_slugs(spec, tmp_path):
+    assume(not realizable(spec))
+    explanation = _complete(spec)
+    ours = counterstrategy.slugs_text(explanation.game, explanation.explicit)
+    assert ours == _slugs(["--counterStrategy"], spec, tmp_path)
+
+
+def slugs_needed(output: str, spec) -> set[tuple[str, int]]:
+    """The safety assumptions slugs' --analyzeAssumptions calls crucially needed."""
+    needed = set()
+    for line in output.splitlines():
+        if line.endswith("is crucially needed.") and line.startswith('"Safety Assumption '):
+            number = int(line.split('"')[1].rsplit(" ", 1)[1])
+            needed.add(("env_safety", number - 1))
+    return needed
+
+
+@needs_slugs
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.filter_too_much,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(spec=random_specs(ints=False))
+def test_needed_safety_assumptions_match_slugs(spec, tmp_path):
+    assume(realizable(spec))
+    arena = ClauseArena.build(spec, build_game(spec))
+    guarantees = arena.all_refs(("sys_init", "sys_safety", "sys_liveness"))
+    ours = {(r.section, r.index) for r in needed_assumptions(arena, guarantees)
+            if r.section == "env_safety"}
+    assert ours == slugs_needed(_slugs(["--analyzeAssumptions"], spec, tmp_path), spec)
+
+
+# ---------------------------------------------------------------- missions
+
+
+@pytest.mark.parametrize("name", MISSIONS)
+def test_shipped_unrealizable_missions(name):
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import explain_mission
+    from bdi_supervisor.spec.generate import generate_spec
+
+    mission = load_mission(name)
+    explained = explain_mission(mission)
+    explanation = explained.explanation
+    assert explanation.status == "UNREALIZABLE" and explanation.core_minimal
+    spec = generate_spec(mission)
+    assert check_core(spec, _core(explanation)) == []
+    kinds = {c.kind for c in explanation.core}
+    assert kinds & {"constraint", "request", "capability"}
+    for item in explanation.core:
+        if item.kind in ("constraint", "request"):
+            assert item.file == mission.file and item.line
+    json.dumps(explained.to_dict())  # the record is JSON
+
+
+def test_goat_stays_names_the_constraint_and_replays(tmp_path):
+    from bdi_supervisor.cli.main import main
+
+    out = tmp_path / "explanation.json"
+    assert main(["explain", "two_rivers_goat_stays", "-o", str(out)]) == 1
+    data = json.loads(out.read_text())
+    described = [c["description"] for c in data["core"]]
+    assert "custom constraint 'goat-stays-calm' (safety guarantee)" in described
+    replay = data["counter_run"]["replay"]
+    assert data["counter_run"]["timeline"]["status"] != "goal_reached"
+    code = main(["run", "two_rivers_goat_stays", "--from", str(out), "--sim", "forced",
+                 "--max-steps", str(replay["max_steps"]), "--force", replay["force"],
+                 "--json", "--no-monitor"])
+    assert code == 1
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    from bdi_supervisor.cli.main import main
+
+    spec = tmp_path / "ok.structuredslugs"
+    spec.write_text("[INPUT]\na\n[OUTPUT]\nb\n[SYS_TRANS]\nb' <-> a'\n")
+    assert main(["explain", str(spec)]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad.structuredslugs"
+    bad.write_text("[INPUT]\na\n[OUTPUT]\nb\n[SYS_LIVENESS]\na & b\n")
+    assert main(["explain", str(bad), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "UNREALIZABLE" and data["core"][0]["line"] == 6
+    assert main(["explain", str(bad), "--node-budget", "1"]) == 3
+    assert main(["explain", str(tmp_path / "missing.slugsin")]) == 2
+    slugs_file = tmp_path / "cs.txt"
+    assert main(["explain", str(bad), "--slugs-counter-strategy", str(slugs_file),
+                 "--counter-strategy", str(tmp_path / "cs.json")]) == 1
+    assert slugs_file.read_text().startswith("State 0 with rank (0,0) -> <a:0, b:0>")
+
+
+def test_synthesize_writes_explanation(tmp_path):
+    from bdi_supervisor.cli.main import main
+
+    assert main(["synthesize", "two_rivers_goat_stays", "--out", str(tmp_path), "--quiet"]) == 1
+    path = tmp_path / "two_rivers_goat_stays" / "one-hot-SP" / "explanation.json"
+    assert json.loads(path.read_text())["status"] == "UNREALIZABLE"
