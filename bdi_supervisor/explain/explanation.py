@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from bdi_supervisor.common import Realizability
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.explain import assumptions as needs
 from bdi_supervisor.explain import core as cores
@@ -23,7 +24,6 @@ from bdi_supervisor.explain.counterrun import CounterRun, counter_run, lasso_str
 from bdi_supervisor.explain.naming import Named, Namer
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
-from bdi_supervisor.common import Realizability
 from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.strategy import Strategy
 from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
