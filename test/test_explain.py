@@ -181,7 +181,7 @@ def test_needed_safety_assumptions_match_slugs(spec, tmp_path):
 def test_shipped_unrealizable_missions(name):
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.pipeline import explain_mission
-    from bdi_supervisor.spec.generate import generate_spec
+    from bdi_supervisor.specgen.generate import generate_spec
 
     mission = load_mission(name)
     explained = explain_mission(mission)

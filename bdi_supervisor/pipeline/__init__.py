@@ -72,9 +72,9 @@ _HOME = {
 __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "PipelineRun",
            "Prepared", "StageRecord", "audit_and_reduce", "audit_mission", "audit_warnings",
            "check_before", "config_label", "explain_mission", "load_counter_run", "load_folder",
-           "mission_namer", "replay_counter_run", "output_files", "prepare", "prepared_from", "run", "solver_options",
-           "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
-           "stage_well_separation"]
+           "mission_namer", "output_files", "prepare", "prepared_from", "replay_counter_run",
+           "run", "solver_options", "stage_audit", "stage_realize", "stage_spec",
+           "stage_synthesis", "stage_well_separation"]
 
 
 def __getattr__(name: str):
