@@ -28,6 +28,7 @@ PRINTING = {
     "spec-json": ("supervisor", ["spec", "vending", "--format", "json"]),
     "solve-json": ("supervisor", ["solve", "{spec}", "--json"]),
     "run": ("supervisor", ["run", "coffee", "--seed", "1"]),
+    "explain": ("supervisor", ["explain", "two_rivers_goat_stays"]),
     "check": ("monitor", ["check", BEER, "AG(bel br -> EF bb)", "AG(bel br -> AF bb)"]),
 }
 
@@ -79,7 +80,7 @@ def test_run_cut_by_head_is_141_not_a_negative_verdict(tmp_path):
     assert (outcome.code, outcome.err) == (141, "")
 
 
-@pytest.mark.parametrize("name", ["missions", "spec-json", "solve-json", "check"])
+@pytest.mark.parametrize("name", ["missions", "spec-json", "solve-json", "check", "explain"])
 def test_stdout_on_a_full_device(tmp_path, name):
     tool, argv = PRINTING[name]
     outcome = run_process(tool, _argv(argv, tmp_path), Fault(stdout="full"))
@@ -120,6 +121,9 @@ def test_ascii_streams_get_ascii_symbols(tmp_path, env):
     outcome = run_process("monitor", ["check", BEER, "AG(bel br -> AF bb)"], fault)
     assert outcome.code == 1 and not outcome.traceback, outcome
     assert outcome.out.isascii()
+    outcome = run_process("supervisor", ["explain", "two_rivers_goat_stays"], fault)
+    assert outcome.code == 1 and not outcome.traceback, outcome
+    assert outcome.out.isascii() and "goat-stays-calm" in outcome.out
     outcome = run_process("monitor", ["grid", "--help"], fault)
     assert outcome.code == 0 and outcome.out.isascii() and "the nxn grid" in outcome.out
 
