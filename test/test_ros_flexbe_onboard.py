@@ -67,7 +67,8 @@ def vending(tmp_path):
 
 def flexbe_env(env: dict[str, str], behaviors: Path, *prefixes: Path) -> dict[str, str]:
     paths = [str(p) for p in (*prefixes, behaviors)]
-    return {**env, "AMENT_PREFIX_PATH": os.pathsep.join([*paths, env.get("AMENT_PREFIX_PATH", sys.prefix)]),
+    ament = os.pathsep.join([*paths, env.get("AMENT_PREFIX_PATH", sys.prefix)])
+    return {**env, "AMENT_PREFIX_PATH": ament,
             "PYTHONPATH": os.pathsep.join([str(behaviors / "python"),
                                            env.get("PYTHONPATH", "")])}
 
