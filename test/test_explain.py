@@ -56,7 +56,7 @@ def test_reference_core_is_minimal_by_resynthesis(path):
         assert check_counter_strategy(spec, data["states"]) == []
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.filter_too_much])
 @given(spec=random_specs(ints=False))
 def test_random_unrealizable_specs_core_and_counter_strategy(spec):
@@ -71,7 +71,7 @@ def test_random_unrealizable_specs_core_and_counter_strategy(spec):
     assert run.steps and run.end in ("loop", "deadlock", "no-initial-output")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=random_specs(ints=False))
 def test_needed_assumptions_by_resynthesis(spec):
     assume(realizable(spec))
@@ -139,7 +139,7 @@ def test_counter_strategy_matches_slugs(path, tmp_path):
 
 
 @needs_slugs
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.filter_too_much,
                                                                    HealthCheck.function_scoped_fixture])
 @given(spec=random_specs(ints=False))
@@ -161,7 +161,7 @@ def slugs_needed(output: str, spec) -> set[tuple[str, int]]:
 
 
 @needs_slugs
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.filter_too_much,
                                                                    HealthCheck.function_scoped_fixture])
 @given(spec=random_specs(ints=False))

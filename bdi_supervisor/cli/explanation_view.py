@@ -22,9 +22,7 @@ def where(file: str | None, line: int | None) -> str:
         return ""
     try:
         shown = os.path.relpath(file)
-        if shown.startswith(".."):
-            shown = file
-    except ValueError:
+    except ValueError:  # another drive
         shown = file
     return f"{shown}:{line}" if line else shown
 
@@ -69,7 +67,7 @@ def print_explanation(data: dict, console: Console | None = None, *,
         quiet = [f"#{labels.get(key, key)}" for key, items in needs.items() if not items]
         for key, items in needs.items():
             if items:
-                names = "; ".join(escape(i["description"]) for i in items)
+                names = "; ".join(escape(_assumption(i)) for i in items)
                 console.print(f"  without #{labels.get(key, key)}: {names}")
         if quiet:
             console.print(f"  without {', '.join(quiet)}: no assumption needed")
@@ -95,13 +93,21 @@ def print_explanation(data: dict, console: Console | None = None, *,
             console.print("[bold]Replay[/]: " + escape(shlex.join(command)))
 
 
+def _assumption(item: dict) -> str:
+    """An assumption as a reader finds it: what it is, and for a hand-written spec its formula
+    and line."""
+    if item.get("kind") == "spec":
+        return f"{item['formula']} (line {item['line']})" if item.get("line") else item["formula"]
+    return item["description"]
+
+
 def _short(text: str, limit: int = FORMULA_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _assumption_lines(console: Console, title: str, items: list[dict]) -> None:
     console.print(f"[bold]{title}[/]: " + (
-        "; ".join(escape(i["description"]) for i in items) or "none"))
+        "; ".join(escape(_assumption(i)) for i in items) or "none"))
 
 
 def _print_counter_run(console: Console, data: dict, run: dict, timeline) -> None:

@@ -55,7 +55,8 @@ class ClauseArena:
     @classmethod
     def build(cls, spec: GR1Spec, game: SymbolicGame,
               budget: gr1.Budget | None = None) -> ClauseArena:
-        """Encode every clause of ``spec`` in ``game``'s manager (``game`` is ``spec``'s)."""
+        """Encode every clause of ``spec`` in ``game``'s manager (``game`` has ``spec``'s
+        variables; its own sections are not used)."""
         encoded = {}
         for section in SECTIONS:
             for ref in refs(spec, [section]):
@@ -88,12 +89,14 @@ class ClauseArena:
                 result &= part
             return result
 
-        return self.game.variant(
+        game = self.game.variant(
             env_init=conjoin(self.limits["env_init"] + chosen["env_init"]),
             sys_init=conjoin(self.limits["sys_init"] + chosen["sys_init"]),
             env_parts=self.limits["env_safety"] + chosen["env_safety"],
             sys_parts=self.limits["sys_safety"] + chosen["sys_safety"],
             env_live=chosen["env_liveness"], sys_live=chosen["sys_liveness"])
+        game.spec = self.spec
+        return game
 
     def realizable(self, keep: Iterable[ClauseRef]) -> bool:
         """Is the spec made of the kept clauses realizable (slugs' semantics)?"""

@@ -11,6 +11,7 @@ naming the phase. The record's JSON is ``explanation.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from bdi_supervisor.explain import counterstrategy as counter
 from bdi_supervisor.explain.arena import ClauseArena, ClauseRef
 from bdi_supervisor.explain.counterrun import CounterRun, counter_run, lasso_strategy
 from bdi_supervisor.explain.naming import Named, Namer
-from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.spec.gr1 import SECTIONS, GR1Spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.strategy import Strategy
@@ -101,11 +102,10 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
     clock = _Clock(record, budget)
     try:
         clock.enter("synthesis")
-        game = _build(spec, solver, budget)
-        record.game = game
+        arena = ClauseArena.build(spec, _build(spec, solver, budget), budget)
+        record.game = game = arena.subgame(arena.all_refs())
         solution = gr1.solve(game, recycling=solver.recycling, budget=budget)
         clock.enter("core")
-        arena = ClauseArena.build(spec, game, budget)
         if solution.realizable:
             record.status = Realizability.REALIZABLE
             record.message = "the specification is realizable: nothing to explain"
@@ -154,12 +154,16 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
 
 
 def _build(spec: GR1Spec, solver: SynthesisOptions, budget: gr1.Budget) -> SymbolicGame:
+    """The arena of ``spec``'s variables, its sections left empty (the clauses are encoded
+    once, by :class:`ClauseArena`)."""
     from bdi_supervisor.bdd import manager
 
     counts = spec.counts()
     bdd = manager(2 * (counts["input_bits"] + counts["output_bits"]))
     auto = solver.reordering and solver.reorder_threshold is None
-    return build_game(spec, order=solver.order, seed=solver.seed, reordering=auto, bdd=bdd,
+    bare = dataclasses.replace(spec, variables=list(spec.variables),
+                               **{section: [] for section in SECTIONS})
+    return build_game(bare, order=solver.order, seed=solver.seed, reordering=auto, bdd=bdd,
                       check=lambda: budget.check(bdd),
                       max_growth=solver.max_growth or MAX_GROWTH)
 
