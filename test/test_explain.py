@@ -31,6 +31,9 @@ UNREALIZABLE = ("slugs_examples/unrealizable1.slugsin",
 SLUGS = shutil.which("slugs")
 needs_slugs = pytest.mark.skipif(SLUGS is None, reason="slugs is not on PATH")
 MISSIONS = ("two_rivers_goat_stays", "logistics_p0_holding_start")
+#: hypothesis settings of the comparisons with slugs (a process per example)
+SLUGS_EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 
 
 def _core(explanation) -> list[tuple[str, int]]:
@@ -139,9 +142,7 @@ def test_counter_strategy_matches_slugs(path, tmp_path):
 
 
 @needs_slugs
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.filter_too_much,
-                                                                   HealthCheck.function_scoped_fixture])
+@SLUGS_EXAMPLES
 @given(spec=random_specs(ints=False))
 def test_random_counter_strategies_match_slugs(spec, tmp_path):
     assume(not realizable(spec))
@@ -161,9 +162,7 @@ def slugs_needed(output: str, spec) -> set[tuple[str, int]]:
 
 
 @needs_slugs
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.filter_too_much,
-                                                                   HealthCheck.function_scoped_fixture])
+@SLUGS_EXAMPLES
 @given(spec=random_specs(ints=False))
 def test_needed_safety_assumptions_match_slugs(spec, tmp_path):
     assume(realizable(spec))
