@@ -143,3 +143,28 @@ def test_the_monitor_hears_the_whole_beer_robot_run(launch_env, rclpy_context, t
                 < output.index("running the supervisor of beer_robot")), output
     assert code == 0, output
     assert output.count("process has finished cleanly") == 3 and "Traceback" not in output, output
+
+
+def test_runner_flexbe_without_onboard_fails_before_any_process(launch_env):
+    """No flexbe_onboard on AMENT_PREFIX_PATH: the launch says so and starts nothing (it used to
+    start the synthesis and supervisor nodes, then fail on the include and leave them running)."""
+    code, output = run_launch(["mission:=vending", "runner:=flexbe"], launch_env)
+    assert code != 0, output
+    assert "package 'flexbe_onboard' is not installed" in output, output
+    assert "process started" not in output and "Traceback" not in output, output
+
+
+def test_exit_when_done_ends_the_launch_with_the_run_result(launch_env, tmp_path):
+    """vending reaches its goal: exit 0; coffee stopped by a step limit of 1 before it brews:
+    exit 1."""
+    code, output = run_launch(["mission:=vending", "exit_when_done:=true",
+                               f"output_dir:={tmp_path / 'v'}"], launch_env, timeout=120)
+    assert code == 0 and "run ended: goal_reached" in output, output
+    short = tmp_path / "coffee_short.yaml"
+    short.write_text((ROOT / "config" / "missions" / "coffee.yaml").read_text().replace(
+        "../catalogs/", str(ROOT / "config" / "catalogs") + "/").replace(
+        "max_steps: 20", "max_steps: 1"))
+    code, output = run_launch([f"mission:={short}", "exit_when_done:=true",
+                               f"output_dir:={tmp_path / 'c'}"], launch_env, timeout=120)
+    assert code != 0 and "run ended: step_limit" in output, output
+    assert "exited with code 1 (mission not accomplished)" in output, output
