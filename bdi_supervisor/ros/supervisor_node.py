@@ -142,7 +142,7 @@ class SupervisorNode(SuiteNode):
         try:
             from flexbe_msgs.msg import BehaviorSelection, BEStatus
         except ImportError:
-            raise ParameterError("runner", "flexbe", "embedded, or FlexBE 4.x (flexbe_msgs) "
+            raise ParameterError("runner", "flexbe", "embedded, or FlexBE (flexbe_msgs) "
                                  "installed in this ROS environment") from None
         return {"selection": BehaviorSelection,
                 "start": self.create_publisher(BehaviorSelection, topics.FLEXBE_START, 10),

@@ -8,6 +8,7 @@
 | ``/diagnostics`` | diagnostic_msgs/DiagnosticArray | diagnostics | synthesis and monitor nodes → rqt_robot_monitor |
 | ``bdi_supervisor/resynthesize`` | std_srvs/Trigger (service) | | anyone → synthesis node |
 | ``flexbe/start_behavior`` | flexbe_msgs/BehaviorSelection | | supervisor node (``runner:=flexbe``) → flexbe_onboard |
+| ``flexbe/status`` | flexbe_msgs/BEStatus | | flexbe_onboard → supervisor node |
 """
 
 SYNTHESIS_RECORD = "bdi_supervisor/synthesis_record"
