@@ -18,8 +18,8 @@ import pytest
 from cli_harness import run_cli
 
 from bdi_supervisor.common import Realizability
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.structuredslugs import parse_spec
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.mission import SynthesisOptions, load_mission
+from bdi_supervisor.mission import load_mission
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Var
 
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
@@ -68,14 +69,12 @@ def test_options_constraints_and_pass_through(tmp_path):
     assert error.line == 16 and error.key == "runner.kind"
 
 
-def test_max_growth_reaches_the_solver_options(tmp_path):
-    from bdi_supervisor.pipeline import solver_options
-
+def test_solver_options_come_from_the_mission_file(tmp_path):
     mission = load_mission(_write(tmp_path, GOOD.replace("  time_budget_s: 30",
                                                          "  max_growth: 1.2")))
-    assert mission.synthesis.max_growth == 1.2
-    assert solver_options(mission.synthesis).max_growth == 1.2
-    assert solver_options(load_mission(_write(tmp_path, GOOD)).synthesis).max_growth is None
+    assert mission.synthesis.max_growth == 1.2 and mission.synthesis.time_budget is None
+    mission = load_mission(_write(tmp_path, GOOD))
+    assert mission.synthesis.max_growth is None and mission.synthesis.time_budget == 30
 
 
 @pytest.mark.parametrize("old, new, message, line", [

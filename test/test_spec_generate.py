@@ -8,7 +8,8 @@ from reference_data import REFERENCE, needs_reference
 from bdi_supervisor.catalog.loader import load_catalog
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
-from bdi_supervisor.mission.model import MissionFormula, Request, SynthesisOptions
+from bdi_supervisor.mission.model import MissionFormula, Request
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Var, evaluate, variables
 from bdi_supervisor.spec.gr1 import SECTIONS
 from bdi_supervisor.spec.structuredslugs import (

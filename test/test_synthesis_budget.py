@@ -13,8 +13,8 @@ import pytest
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.specgen.generate import generate_spec
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"

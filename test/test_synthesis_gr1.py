@@ -10,13 +10,13 @@ from synthesis_checker import check_strategy, random_specs
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import And, Iff, Implies, Not, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.extract import extract
 from bdi_supervisor.synthesis.gr1 import solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
 

@@ -8,9 +8,9 @@ import pytest
 from reference_data import needs_reference, reference_files, reference_params
 from synthesis_checker import check_strategy
 
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.io import load_spec
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.slugs_json import from_slugs_json, to_slugs_json
 from bdi_supervisor.synthesis.synthesize import synthesize
 

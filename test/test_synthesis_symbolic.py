@@ -11,10 +11,10 @@ from synthesis_checker import evaluate
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.common import Realizability
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Add, Compare, Num, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.synthesis import strategy as strategy_io
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
 

@@ -28,7 +28,6 @@ def overview(path: Path) -> dict[str, Any]:
     """What ``missions`` shows of the mission file ``path``."""
     from bdi_supervisor.catalog.interfaces import state_package
     from bdi_supervisor.mission import load_mission
-    from bdi_supervisor.pipeline import config_label
     from bdi_supervisor.runtime.extras import simulator_extra
 
     mission = load_mission(path)
@@ -37,7 +36,7 @@ def overview(path: Path) -> dict[str, Any]:
     extra = simulator_extra(sim, runner)
     packages = sorted({state_package(cap.interface) for cap in mission.catalog.capabilities.values()})
     return {"name": mission.name, "file": str(path), "description": mission.description or "",
-            "defaults": config_label(mission.synthesis), "sim": sim,
+            "defaults": mission.synthesis.config, "sim": sim,
             "extra": extra.name if extra else None, "state_packages": packages}
 
 

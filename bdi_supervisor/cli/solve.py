@@ -12,6 +12,7 @@ exit code or stops the solve.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from bdi_supervisor.common import ExitCode, Realizability
 
 if TYPE_CHECKING:
-    from bdi_supervisor.synthesis.result import SynthesisOptions
+    from bdi_supervisor.options import SynthesisOptions
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,32 +52,24 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                        help="initial strategy states: all valuations (slugs) or one per input")
 
 
-def options_from_args(args: argparse.Namespace, base: SynthesisOptions | None = None) -> SynthesisOptions:
-    from bdi_supervisor.synthesis.result import SynthesisOptions
+def solver_overrides(args: argparse.Namespace) -> dict:
+    """The solver options given on the command line (:func:`add_solver_arguments`), as
+    :class:`~bdi_supervisor.options.SynthesisOptions` fields; left-out flags are left out."""
+    flags = {"order": args.order, "seed": args.seed, "reorder_threshold": args.reorder_threshold,
+             "max_growth": args.max_growth, "time_budget": args.time_budget,
+             "node_budget": args.node_budget, "max_states": args.max_states,
+             "initial": args.initial,
+             "reordering": False if args.no_reorder else None,
+             "recycling": False if args.no_recycling else None,
+             "safety_start": True if args.safety_start else None}
+    return {name: value for name, value in flags.items() if value is not None}
 
-    options = base or SynthesisOptions()
-    if args.order is not None:
-        options.order = args.order
-    if args.seed is not None:
-        options.seed = args.seed
-    if args.no_reorder:
-        options.reordering = False
-    if args.reorder_threshold is not None:
-        options.reorder_threshold = args.reorder_threshold
-    if args.max_growth is not None:
-        options.max_growth = args.max_growth
-    if args.time_budget is not None:
-        options.time_budget = args.time_budget
-    if args.node_budget is not None:
-        options.node_budget = args.node_budget
-    if args.max_states is not None:
-        options.max_states = args.max_states
-    if args.no_recycling:
-        options.recycling = False
-    if args.safety_start:
-        options.safety_start = True
-    if args.initial is not None:
-        options.initial = args.initial
+
+def options_from_args(args: argparse.Namespace) -> SynthesisOptions:
+    """The options of ``solve``: the defaults with :func:`solver_overrides`, validated."""
+    from bdi_supervisor.options import SynthesisOptions
+
+    options = SynthesisOptions(**solver_overrides(args))
     options.validate("command line", "option")
     return options
 
@@ -119,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.check_separation:
         separation = _check_separation(spec, args, options)
     if args.no_strategy:
-        options.extract = False
+        options = dataclasses.replace(options, extract=False)
     if args.json:  # no terminal output: rich stays unimported
         result = synthesize(spec, options)
     else:

@@ -16,7 +16,7 @@ import json
 import sys
 
 from bdi_supervisor.common import ExitCode
-from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
+from bdi_supervisor.options import ENCODINGS, LIVENESS
 
 FORMATS = ("structuredslugs", "slugsin", "json")
 

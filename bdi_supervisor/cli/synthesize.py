@@ -13,9 +13,9 @@ import json
 import shutil
 import sys
 
-from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
+from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
 from bdi_supervisor.common import ExitCode
-from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
+from bdi_supervisor.options import ENCODINGS, LIVENESS
 
 #: the synthesis-section keys that :func:`add_override_arguments` overrides
 OVERRIDES = ("encoding", "liveness", "pending")
@@ -82,16 +82,13 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.mission import load_mission
 
     mission = load_mission(args.mission)
-    overrides = overrides_from_args(args)
+    options_from_args(args)  # the solver flags, validated
+    overrides = {**solver_overrides(args), **overrides_from_args(args)}
     if args.declaration_order:
         overrides["declaration_order"] = args.declaration_order
-    if args.seed is not None:
-        overrides["seed"] = args.seed
-    solver = options_from_args(args)
-    solver.order = "as-written"  # the generated spec is already in the declaration order
     with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
-        result = pipeline.run(mission, overrides=overrides, out_dir=args.out, solver=solver,
-                              progress=progress, draw=args.draw)
+        result = pipeline.run(mission, overrides=overrides, out_dir=args.out, progress=progress,
+                              draw=args.draw)
     realize_error = result.artifacts.get("realize_error")
     if args.json:
         json.dump(result.summary(), sys.stdout, indent=1)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bdi_supervisor.mission.loader import load_mission, mission_from_doc
-    from bdi_supervisor.mission.model import Mission, MissionFormula, Request, SynthesisOptions
+    from bdi_supervisor.mission.model import Mission, MissionFormula, Request
 
-__all__ = ["Mission", "MissionFormula", "Request", "SynthesisOptions", "load_mission", "mission_from_doc"]
+__all__ = ["Mission", "MissionFormula", "Request", "load_mission", "mission_from_doc"]
 
 _HOME = {"load_mission": "loader", "mission_from_doc": "loader", "Mission": "model",
-         "MissionFormula": "model", "Request": "model", "SynthesisOptions": "model"}
+         "MissionFormula": "model", "Request": "model"}
 
 
 def __getattr__(name: str):

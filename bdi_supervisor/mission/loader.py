@@ -43,9 +43,8 @@ from bdi_supervisor.mission.model import (
     Mission,
     MissionFormula,
     Request,
-    SynthesisOptions,
 )
-from bdi_supervisor.mission.options import DECLARATION_ORDERS, ENCODINGS, LIVENESS
+from bdi_supervisor.options import ENCODINGS, LIVENESS, MISSION_KEYS, ORDERS, SynthesisOptions
 from bdi_supervisor.shipped import resolve
 from bdi_supervisor.spec.structuredslugs import parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, file_problem, key_text, load_yaml
@@ -110,7 +109,7 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
     path: KeyPath = ("synthesis",)
     doc.expect(value, dict, path, "a mapping of synthesis options")
     doc.check_keys(value, path, SYNTHESIS_KEYS)
-    choices = {"encoding": ENCODINGS, "liveness": LIVENESS, "declaration_order": DECLARATION_ORDERS}
+    choices = {"encoding": ENCODINGS, "liveness": LIVENESS, "declaration_order": ORDERS}
     kwargs: dict[str, Any] = {}
     for key, item in value.items():
         where = (*path, key)
@@ -132,7 +131,7 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
             doc.expect(item, kind, where, "a positive number or null")
             if not positive_finite(item):
                 raise doc.error("must be positive", where, found=repr(item), expected="a positive number or null")
-        kwargs[key] = item
+        kwargs[MISSION_KEYS.get(key, key)] = item
     return SynthesisOptions(**kwargs)
 
 

@@ -1,4 +1,5 @@
-"""Mission model: which catalog, what is requested, custom constraints, synthesis options.
+"""Mission model: which catalog, what is requested, custom constraints, synthesis options
+(:class:`~bdi_supervisor.options.SynthesisOptions`).
 
 Plain dataclasses built by :mod:`bdi_supervisor.mission.loader`. Later stages read their own
 sections (``hypotheses``, ``properties``, ``runner``, ``adapters``, ``audit``) from
@@ -9,52 +10,17 @@ gives them errors located in the mission file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from bdi_supervisor.catalog.model import Catalog
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Formula
-
-Encoding = Literal["one-hot", "enumerated"]
-Liveness = Literal["system-goal", "fair-outcome"]
-DeclarationOrder = Literal["as-written", "alphabetic", "random"]
 
 #: custom-constraint sections (the GR(1) section names)
 CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness", "sys_liveness")
 #: sections passed through to later stages (validated as mappings only)
 PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit", "well_separation")
-
-
-@dataclass(frozen=True)
-class SynthesisOptions:
-    """How to generate and solve the spec.
-
-    ``encoding``: ``one-hot`` (``<cap>_a`` per capability) or ``enumerated`` (one ``capability``
-    integer). ``liveness``: ``system-goal`` (S) or ``fair-outcome`` (F). ``pending``: add the
-    ``<cap>_p`` memory of failure-capable capabilities (P). ``declaration_order``: order of the
-    declared variables — ``alphabetic`` (the reference's sorted order, default), ``as-written``
-    (catalog order) or ``random`` (permuted by ``seed``; for ordering benchmarks).
-    ``reordering``: CUDD dynamic variable reordering on/off; ``reordering_threshold``: node count
-    that triggers the first reordering (``None`` = CUDD's default). ``max_growth``: CUDD's sifting
-    bound (``None`` = the solver's default, 1.05; 1.2 suits some large specs). ``time_budget_s`` and
-    ``node_budget``: limits for synthesis (``None`` = unlimited).
-    """
-
-    encoding: Encoding = "one-hot"
-    liveness: Liveness = "system-goal"
-    pending: bool = True
-    declaration_order: DeclarationOrder = "alphabetic"
-    seed: int = 0
-    reordering: bool = True
-    reordering_threshold: int | None = None
-    max_growth: float | None = None
-    time_budget_s: float | None = None
-    node_budget: int | None = None
-
-    @property
-    def label(self) -> str:
-        """Short configuration name as in the reference's tables: ``S``, ``SP``, ``F``, ``FP``."""
-        return ("S" if self.liveness == "system-goal" else "F") + ("P" if self.pending else "")
 
 
 @dataclass(frozen=True)

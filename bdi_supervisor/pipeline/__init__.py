@@ -30,10 +30,8 @@ if TYPE_CHECKING:
         PipelineRun,
         StageRecord,
         check_before,
-        config_label,
         output_files,
         run,
-        solver_options,
         stage_audit,
         stage_realize,
         stage_spec,
@@ -57,12 +55,12 @@ if TYPE_CHECKING:
     )
 
 #: where each public name lives; a module is imported when one of its names is first used, so
-#: ``from bdi_supervisor.pipeline import config_label`` stays light
+#: ``from bdi_supervisor.pipeline import load_folder`` does not import the stages
 _HOME = {
     **dict.fromkeys(("AuditStages", "audit_and_reduce", "audit_mission"), "audit_reduce"),
-    **dict.fromkeys(("STAGES", "PipelineRun", "StageRecord", "check_before", "config_label",
-                     "output_files", "run", "solver_options", "stage_audit", "stage_realize",
-                     "stage_spec", "stage_synthesis", "stage_well_separation"), "chain"),
+    **dict.fromkeys(("STAGES", "PipelineRun", "StageRecord", "check_before", "output_files", "run",
+                     "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
+                     "stage_well_separation"), "chain"),
     **dict.fromkeys(("MissionExplanation", "explain_mission", "load_counter_run",
                      "mission_namer", "replay_counter_run"), "explain"),
     **dict.fromkeys(("NoSupervisor", "Prepared", "audit_warnings", "load_folder", "prepare",
@@ -71,10 +69,10 @@ _HOME = {
 
 __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "PipelineRun",
            "Prepared", "StageRecord", "audit_and_reduce", "audit_mission", "audit_warnings",
-           "check_before", "config_label", "explain_mission", "load_counter_run", "load_folder",
+           "check_before", "explain_mission", "load_counter_run", "load_folder",
            "mission_namer", "output_files", "prepare", "prepared_from", "replay_counter_run",
-           "run", "solver_options", "stage_audit", "stage_realize", "stage_spec",
-           "stage_synthesis", "stage_well_separation"]
+           "run", "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
+           "stage_well_separation"]
 
 
 def __getattr__(name: str):

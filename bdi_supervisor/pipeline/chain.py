@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability, StageStatus
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.spec.io import format_spec
-from bdi_supervisor.synthesis.result import (
-    SynthesisOptions,
-    SynthesisResult,
-)
+from bdi_supervisor.synthesis.result import SynthesisResult
 
 if TYPE_CHECKING:
     pass
@@ -50,7 +48,8 @@ class PipelineRun:
     config: str
     out_dir: Path | None
     overrides: dict = field(default_factory=dict)
-    solver: SynthesisOptions = field(default_factory=SynthesisOptions)
+    #: the mission's synthesis options with ``overrides`` applied
+    options: SynthesisOptions = field(default_factory=SynthesisOptions)
     progress: Callable[[dict], None] | None = None
     #: also render pictures of the raw and reduced strategies (audit stage)
     draw: bool = False
@@ -82,27 +81,6 @@ class PipelineRun:
             "ok": self.ok,
             "stages": [dataclasses.asdict(s) for s in self.stages],
         }
-
-
-def config_label(options: Any) -> str:
-    """``one-hot-SP``, ``enumerated-F``, … from the mission's synthesis options."""
-    return f"{options.encoding}-{options.label}"
-
-
-def solver_options(mission_options: Any, base: SynthesisOptions | None = None) -> SynthesisOptions:
-    """Solver options from a mission's synthesis block (the spec already carries the order)."""
-    options = dataclasses.replace(base) if base else SynthesisOptions()
-    options.order = "as-written"
-    options.reordering = bool(mission_options.reordering) and options.reordering
-    if mission_options.reordering_threshold is not None and options.reorder_threshold is None:
-        options.reorder_threshold = mission_options.reordering_threshold
-    if mission_options.max_growth is not None and options.max_growth is None:
-        options.max_growth = float(mission_options.max_growth)
-    if mission_options.time_budget_s is not None and options.time_budget is None:
-        options.time_budget = mission_options.time_budget_s
-    if mission_options.node_budget is not None and options.node_budget is None:
-        options.node_budget = mission_options.node_budget
-    return options
 
 
 # ---------------------------------------------------------------- stages
@@ -144,7 +122,9 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
     from bdi_supervisor.synthesis import strategy as strategy_io
     from bdi_supervisor.synthesis.synthesize import synthesize
 
-    run.synthesis = result = synthesize(run.spec, run.solver, progress=run.progress)
+    # the generated spec is already in the mission's declaration order
+    solver = dataclasses.replace(run.options, order="as-written")
+    run.synthesis = result = synthesize(run.spec, solver, progress=run.progress)
     files = []
     if result.strategy is not None and run.out_dir is not None:
         path = run.out_dir / "strategy.json"
@@ -213,19 +193,19 @@ STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_well_sep
 
 
 def run(mission: Any, *, overrides: dict | None = None, out_dir: str | Path | None = None,
-        solver: SynthesisOptions | None = None,
         progress: Callable[[dict], None] | None = None,
         stages: list[Callable[[PipelineRun], StageRecord]] | None = None,
         draw: bool = False) -> PipelineRun:
-    """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default)."""
+    """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default).
+
+    ``overrides`` replace fields of the mission's :class:`SynthesisOptions` (what a command line
+    or a sweep sets wins)."""
     overrides = dict(overrides or {})
-    options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
-    config = config_label(options)
-    folder = Path(out_dir) / mission.name / config if out_dir is not None else None
+    options = dataclasses.replace(mission.synthesis, **overrides)
+    folder = Path(out_dir) / mission.name / options.config if out_dir is not None else None
     stages = stages or STAGES
     check_before(mission, folder, stages)
-    state = PipelineRun(mission, config, folder, overrides,
-                        solver_options(options, solver), progress, draw)
+    state = PipelineRun(mission, options.config, folder, overrides, options, progress, draw)
     for stage in stages:
         if progress is not None:
             progress({"stage": stage.__name__.removeprefix("stage_")})

@@ -46,7 +46,8 @@ import random
 
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.mission.model import Mission, MissionFormula, Request, SynthesisOptions
+from bdi_supervisor.mission.model import Mission, MissionFormula, Request
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import (
     TRUE,
     And,

@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from bdi_supervisor.limits import excerpt, positive_finite
-from bdi_supervisor.mission.options import ENCODINGS, LIVENESS
+from bdi_supervisor.options import ENCODINGS, LIVENESS, ORDERS, SynthesisOptions
 from bdi_supervisor.outpaths import check_name
 from bdi_supervisor.yamlsource import YamlDoc, file_problem, load_yaml
 
 KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
         "reordering", "repeats", "budgets")
-ORDERS = ("alphabetic", "as-written", "random")
 
 
 @dataclass(frozen=True)
@@ -67,15 +66,15 @@ class Trial:
     @property
     def config(self) -> str:
         """Configuration label as in the paper's tables: ``one-hot-SP``, ``enumerated-F``…"""
-        return (f"{self.encoding}-{'S' if self.liveness == 'system-goal' else 'F'}"
-                f"{'P' if self.pending else ''}")
+        return SynthesisOptions(encoding=self.encoding, liveness=self.liveness,
+                                pending=self.pending).config
 
     def overrides(self) -> dict[str, Any]:
-        """Mission synthesis overrides (``generate_spec(mission, **overrides)``)."""
+        """The trial's :class:`SynthesisOptions` fields, over the mission's."""
         return {"encoding": self.encoding, "liveness": self.liveness, "pending": self.pending,
                 "declaration_order": self.declaration_order, "seed": self.seed,
-                "reordering": self.reordering, "reordering_threshold": self.reordering_threshold,
-                "time_budget_s": self.time_budget_s, "node_budget": self.node_budget}
+                "reordering": self.reordering, "reorder_threshold": self.reordering_threshold,
+                "time_budget": self.time_budget_s, "node_budget": self.node_budget}
 
 
 @dataclass(frozen=True)

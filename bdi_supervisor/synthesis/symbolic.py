@@ -52,12 +52,11 @@ from dataclasses import dataclass, field
 
 from bdi_supervisor.bdd import cudd, manager
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.options import ORDERS
 from bdi_supervisor.spec.formula import Compare, FormulaFold, Node, Num, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 
 Function = cudd.Function
-
-ORDERS = ("as-written", "alphabetic", "random")
 
 #: called between BDD operations of the encoding; raises to stop it (e.g. ``Budget.check``)
 Check = Callable[[], None]

@@ -14,16 +14,11 @@ from dataclasses import asdict
 from bdi_supervisor.bdd import cudd, manager
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.errors import BudgetExceeded
+from bdi_supervisor.options import DEFAULT_MAX_STATES, SynthesisOptions
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.extract import extract
-from bdi_supervisor.synthesis.result import (
-    DEFAULT_MAX_STATES,
-    Failure,
-    Metrics,
-    SynthesisOptions,
-    SynthesisResult,
-)
+from bdi_supervisor.synthesis.result import Failure, Metrics, SynthesisResult
 from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
 
 

@@ -37,15 +37,13 @@ def measure(mission, encoding: str, label: str, budget: float) -> dict:
     """One configuration through the pipeline (spec → well-separation → synthesis → audit raw →
     reduce → audit reduced → realize); a failed raw audit still reduces, so the row has counts."""
     from bdi_supervisor import pipeline
-    from bdi_supervisor.synthesis.result import SynthesisOptions
 
     liveness, pending = LIVENESS[label]
     audit_section = {**mission.section("audit"), "proceed_on_fail": True}
     mission = replace(mission, sections={**mission.sections, "audit": audit_section})
     started = time.perf_counter()
     run = pipeline.run(mission, overrides={"encoding": encoding, "liveness": liveness,
-                                           "pending": pending},
-                       solver=SynthesisOptions(time_budget=budget))
+                                           "pending": pending, "time_budget": budget})
     stages = {s.name: s for s in run.stages}
     spec = stages["spec"].record
     synthesis = stages["synthesis"].record

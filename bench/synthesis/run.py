@@ -152,8 +152,8 @@ def measure_with_slugs(name: str, spec, executable: str, repeat: int, timeout: f
 
 
 def measure_with_omega(name: str, spec, repeat: int) -> dict:
+    from bdi_supervisor.options import SynthesisOptions
     from bdi_supervisor.synthesis.omega_bridge import omega_realizable
-    from bdi_supervisor.synthesis.result import SynthesisOptions
     from bdi_supervisor.synthesis.synthesize import synthesize
 
     runs: dict[str, list[dict]] = {"ours": [], "omega": []}
