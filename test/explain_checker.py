@@ -16,9 +16,9 @@ import dataclasses
 
 from synthesis_checker import _all, components, solutions
 
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Const, evaluate
 from bdi_supervisor.spec.gr1 import GR1Spec
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.synthesize import synthesize
 
 GUARANTEES = ("sys_init", "sys_safety", "sys_liveness")

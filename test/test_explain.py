@@ -19,6 +19,7 @@ from bdi_supervisor.explain import counterstrategy
 from bdi_supervisor.explain.arena import ClauseArena
 from bdi_supervisor.explain.assumptions import needed_assumptions
 from bdi_supervisor.explain.explanation import ExplainOptions, explain
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.io import format_spec, load_spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.symbolic import build_game
@@ -105,8 +106,7 @@ def load_spec_text(text: str):
 
 def test_budget_gives_incomplete():
     spec = load_spec_text("[INPUT]\na\n[OUTPUT]\nb\n[SYS_LIVENESS]\na & b\n")
-    options = ExplainOptions()
-    options.solver.node_budget = 1
+    options = ExplainOptions(SynthesisOptions(node_budget=1))
     assert explain(spec, options).status == "INCOMPLETE"
 
 

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args
+from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
 from bdi_supervisor.cli.synthesize import add_override_arguments, overrides_from_args
 
 SPEC_SUFFIXES = (".structuredslugs", ".slugsin")
@@ -78,9 +78,8 @@ def run(args: argparse.Namespace) -> int:
         from bdi_supervisor.pipeline import explain_mission
 
         mission = load_mission(args.target)
-        solver.order = "as-written"  # the generated spec is already in the declaration order
-        explained = explain_mission(mission, overrides_from_args(args), solver,
-                                    max_states=args.max_states,
+        overrides = {**solver_overrides(args), **overrides_from_args(args)}
+        explained = explain_mission(mission, overrides, max_states=args.max_states,
                                     assumptions=not args.no_assumptions)
         explanation, timeline = explained.explanation, explained.timeline
         data = explained.to_dict()

@@ -23,9 +23,9 @@ from bdi_supervisor.explain import counterstrategy as counter
 from bdi_supervisor.explain.arena import ClauseArena, ClauseRef
 from bdi_supervisor.explain.counterrun import CounterRun, counter_run, lasso_strategy
 from bdi_supervisor.explain.naming import Named, Namer
+from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.gr1 import SECTIONS, GR1Spec
 from bdi_supervisor.synthesis import gr1
-from bdi_supervisor.synthesis.result import SynthesisOptions
 from bdi_supervisor.synthesis.strategy import Strategy
 from bdi_supervisor.synthesis.symbolic import MAX_GROWTH, SymbolicGame, build_game
 from bdi_supervisor.synthesis.synthesize import diagnose

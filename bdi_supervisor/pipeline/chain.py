@@ -136,7 +136,7 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
             run.progress({"stage": "explain"})
         from bdi_supervisor.pipeline.explain import explain_mission
 
-        explained = explain_mission(run.mission, run.overrides, run.solver, spec=run.spec)
+        explained = explain_mission(run.mission, run.overrides, spec=run.spec)
         run.artifacts["explanation"] = explained
         record["explanation"] = {"status": explained.explanation.status,
                                  "core": len(explained.explanation.core)}

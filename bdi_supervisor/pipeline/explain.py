@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.pipeline.chain import config_label, solver_options
 from bdi_supervisor.pipeline.prepared import Prepared
 from bdi_supervisor.spec.gr1 import GR1Spec
-from bdi_supervisor.synthesis.result import SynthesisOptions
 
 
 @dataclass
@@ -57,22 +55,24 @@ def mission_namer(mission: Any) -> Any:
     return Namer(doc, path)
 
 
-def explain_mission(mission: Any, overrides: dict | None = None,
-                    solver: SynthesisOptions | None = None, *, spec: GR1Spec | None = None,
+def explain_mission(mission: Any, overrides: dict | None = None, *, spec: GR1Spec | None = None,
                     max_states: int | None = None, assumptions: bool = True
                     ) -> MissionExplanation:
     """Explain a mission's spec (generated here unless ``spec`` is given) and replay its
-    counter-run with forced outcomes (the embedded executor, ``forced`` simulator)."""
+    counter-run with forced outcomes (the embedded executor, ``forced`` simulator).
+    ``overrides`` replace fields of the mission's synthesis options, as in ``pipeline.run``."""
     from bdi_supervisor.explain.explanation import ExplainOptions, explain
     from bdi_supervisor.specgen.generate import generate_spec
 
     overrides = dict(overrides or {})
-    options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
+    options = dataclasses.replace(mission.synthesis, **overrides)
     if spec is None:
         spec = generate_spec(mission, **overrides)
-    explanation = explain(spec, ExplainOptions(solver_options(options, solver), max_states,
-                                               assumptions), mission_namer(mission))
-    explained = MissionExplanation(mission, config_label(options), explanation)
+    # the generated spec is already in the mission's declaration order
+    solver = dataclasses.replace(options, order="as-written")
+    explanation = explain(spec, ExplainOptions(solver, max_states, assumptions),
+                          mission_namer(mission))
+    explained = MissionExplanation(mission, options.config, explanation)
     if explanation.lasso is not None and explanation.run is not None:
         if any(_activates(mission, state.outputs) for state in explanation.lasso.states):
             explained.replay, explained.timeline = replay_counter_run(mission, explanation)
