@@ -23,6 +23,7 @@ budgets are checked as in synthesis (``--time-budget`` gives an INCOMPLETE expla
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import statistics
 import subprocess
@@ -40,7 +41,7 @@ from rich.table import Table  # noqa: E402
 
 from bdi_supervisor.explain.explanation import ExplainOptions, explain  # noqa: E402
 from bdi_supervisor.mission import load_mission  # noqa: E402
-from bdi_supervisor.pipeline import mission_namer, solver_options  # noqa: E402
+from bdi_supervisor.pipeline import mission_namer  # noqa: E402
 from bdi_supervisor.shipped import names  # noqa: E402
 from bdi_supervisor.spec.io import load_spec  # noqa: E402
 from bdi_supervisor.specgen.generate import generate_spec  # noqa: E402
@@ -66,7 +67,8 @@ def cases(missions: list[str] | None) -> list[tuple[str, object, object, object]
     for name in missions or names("missions"):
         mission = load_mission(name)
         spec = generate_spec(mission)
-        solver = solver_options(mission.synthesis)
+        # the generated spec is already in the mission's declaration order
+        solver = dataclasses.replace(mission.synthesis, order="as-written")
         if synthesize(spec, _quick(solver)).realizable is False:
             found.append((name, spec, solver, mission_namer(mission), name))
     if missions is None:
@@ -82,7 +84,7 @@ def cases(missions: list[str] | None) -> list[tuple[str, object, object, object]
 def _quick(solver):
     from dataclasses import replace
 
-    from bdi_supervisor.synthesis.result import SynthesisOptions
+    from bdi_supervisor.options import SynthesisOptions
 
     return replace(solver or SynthesisOptions(), extract=False)
 
