@@ -148,6 +148,10 @@ def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
             continue
         if key in expanded:
             continue
+        if current.tag not in _PLAIN_TAGS:
+            raise _graph_error(f"YAML tag {_tag_text(current.tag)} is not accepted", current,
+                               file, expected="plain YAML: mappings, lists, strings, numbers, "
+                                              "booleans and null, without tags")
         if key in open_nodes:
             raise _graph_error("recursive alias (a node that contains itself)", current, file)
         open_nodes.add(key)
@@ -161,6 +165,17 @@ def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
                                   f"{limits.ALIAS_NODES_ENV})")
 
 
+#: the tags plain YAML resolves to (``!!str 5`` is still fine); any other tag, ``!mytag`` or
+#: ``!!python/...`` on a scalar or a collection, is refused
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in (
+    "str", "int", "float", "bool", "null", "map", "seq", "merge", "timestamp"))
+
+
+def _tag_text(tag: str) -> str:
+    """``tag:yaml.org,2002:python/name:x`` as written: ``!!python/name:x``."""
+    return limits.excerpt(tag.replace("tag:yaml.org,2002:", "!!", 1))
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     import yaml
 
@@ -171,9 +186,11 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _graph_error(message: str, node: yaml.Node, file: str | None) -> InputError:
+def _graph_error(message: str, node: yaml.Node, file: str | None,
+                 expected: str | None = None) -> InputError:
     mark = node.start_mark
-    return InputError(message, file=file, line=mark.line + 1, column=mark.column + 1)
+    return InputError(message, file=file, line=mark.line + 1, column=mark.column + 1,
+                      expected=expected)
 
 
 def compose_yaml(text: str, file: str | None = None) -> tuple[yaml.Node | None, Any]:

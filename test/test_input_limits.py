@@ -322,3 +322,28 @@ def test_sweep_results_skip_a_deep_line(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text('{"key": "a"}\n' + "[" * 100_000 + "]" * 100_000 + '\n{"key": "b"}\n')
     assert [row["key"] for row in read_rows(path)] == ["a", "b"]
+
+
+@pytest.mark.parametrize("tagged", ["!mytag w1", "!!python/name:os.system w1", "!!binary aGk=",
+                                    "!!set {w1}"])
+def test_ctl_model_with_a_yaml_tag_is_refused(tmp_path, tagged):
+    """Tags of any kind are refused with their line, for CTL models as for every input."""
+    model = tmp_path / "model.yaml"
+    model.write_text(CTL_MODEL.read_text().replace("actual_world: w1", f"actual_world: {tagged}"))
+    outcome = run_cli("monitor", ["check", model, "AG(bel br -> EF bb)"])
+    bad_input(outcome, "model.yaml", "line 8", "YAML tag", "is not accepted")
+
+
+@pytest.mark.parametrize("tag", ["!!python/object/apply:os.system", "!list", "!!omap"])
+def test_tag_on_a_collection_is_refused(tmp_path, tag):
+    """A tag on a list or mapping used to be dropped silently (the collection was kept)."""
+    text = (MISSIONS / "vending.yaml").read_text().replace("goals:", f"goals: {tag}", 1)
+    mission = vending_copy(tmp_path, mission_text=text.replace("../catalogs/vending.yaml",
+                                                               "catalog.yaml"))
+    outcome = run_cli("supervisor", ["spec", mission])
+    bad_input(outcome, "mission.yaml", "line 7", "YAML tag", tag)
+
+
+def test_plain_tags_still_load():
+    doc = parse_yaml("a: !!str 5\nb: !!int '7'\nc: {<<: {d: 1}}\n")
+    assert doc.data == {"a": "5", "b": 7, "c": {"d": 1}}
