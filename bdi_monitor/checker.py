@@ -15,6 +15,7 @@ Every path is infinite (structures have no deadlocks), so AX needs no EX true co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dd import cudd
@@ -39,9 +40,11 @@ from bdi_monitor.symbolic import SymbolicModel
 class Checker:
     """Evaluates formulas on one structure; true-sets are memoized per distinct subformula."""
 
-    def __init__(self, structure: Structure | SymbolicModel) -> None:
+    def __init__(self, structure: Structure | SymbolicModel,
+                 check: Callable[[], None] | None = None) -> None:
+        """``check``: the budget of a model built here (:attr:`SymbolicModel.check`)."""
         self.model = (structure if isinstance(structure, SymbolicModel)
-                      else SymbolicModel(structure))
+                      else SymbolicModel(structure, check=check))
         self.structure = self.model.structure
         self.bdd = self.model.bdd
         self.reach = self.model.reachable
@@ -97,7 +100,7 @@ class Checker:
         only nodes of it, and the result is closed under a ∧ pre along every direction)."""
         z = b
         while True:
-            self.iterations += 1
+            self._step()
             old = z
             for d in range(self.structure.k):
                 z = z | (a & self.model.pre_along(d, z))
@@ -108,6 +111,7 @@ class Checker:
         """The onion rings Z₀ = b ⊆ Z₁ ⊆ … of E[a U b] (for shortest witnesses)."""
         rings = [b]
         while True:
+            self._step()
             new = rings[-1] | (self.reach & a & self.model.pre(rings[-1]))
             if new == rings[-1]:
                 return rings
@@ -116,7 +120,7 @@ class Checker:
     def au(self, a: cudd.Function, b: cudd.Function) -> cudd.Function:
         z = b
         while True:
-            self.iterations += 1
+            self._step()
             new = z | (a & self.ax(z))
             if new == z:
                 return z
@@ -125,11 +129,16 @@ class Checker:
     def eg(self, a: cudd.Function) -> cudd.Function:
         z = a
         while True:
-            self.iterations += 1
+            self._step()
             new = z & self.model.pre(z)
             if new == z:
                 return z
             z = new
+
+    def _step(self) -> None:
+        """One fixpoint iteration: counted, and the model's budget checked."""
+        self.iterations += 1
+        self.model.check()
 
     def box(self, relation: str, u: cudd.Function) -> cudd.Function:
         return self.reach & ~self.model.modal_pre(relation, self.reach & ~u)

@@ -13,7 +13,7 @@ and quantify only the world bits.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dd import cudd
 
@@ -82,7 +82,11 @@ class SymbolicModel:
 
     def __init__(self, structure: Structure, bdd: cudd.BDD | None = None,
                  reordering: bool = False, encoding: Encoding | None = None,
-                 cluster_limit: int = CLUSTER_LIMIT) -> None:
+                 cluster_limit: int = CLUSTER_LIMIT,
+                 check: Callable[[], None] | None = None) -> None:
+        #: called between BDD operations of every long loop; raises to stop the work (a time
+        #: budget: :class:`~bdi_supervisor.errors.BudgetExceeded`)
+        self.check = check or _no_check
         self.structure = structure
         self.encoding = encoding if encoding is not None else encoding_of(structure)
         enc = self.encoding
@@ -211,6 +215,7 @@ class SymbolicModel:
         if self._reach is None:
             reach = frontier = self.initial
             while frontier != self.bdd.false:
+                self.check()
                 new = frontier
                 for d in range(self.structure.k):
                     new |= self.image(new, d)
@@ -225,3 +230,7 @@ class SymbolicModel:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return int(self.bdd.statistics()["peak_live_nodes"])
+
+
+def _no_check() -> None:
+    """No budget."""

@@ -13,6 +13,9 @@ One place for the numbers (``docs/reliability.md`` lists them for users):
   limits protect the Python stack of every stage that walks the tree.
 - :data:`MAX_RECORD_BYTES` — one BDI-state record (a JSON line) the monitor reads: 1 MiB; a
   longer line is counted as malformed and skipped without being held in memory.
+- :data:`MAX_GRID_FILE_STATES` — world states of a grid structure ``bdi-monitor grid`` writes
+  as a file (131,072: n = 128 with 4 worlds, about half a gigabyte while it is written); larger
+  grids are checked from the generator's rules without a file (``check grid:n=N``).
 - :data:`MAX_FORMULA_NODES` — a slugsin formula whose ``?`` references expand it beyond
   a million nodes is refused (every later stage walks the expanded tree).
 
@@ -33,6 +36,7 @@ DEFAULT_MAX_ALIAS_NODES = 100_000
 MAX_DATA_DEPTH = 100
 MAX_FORMULA_DEPTH = 200
 MAX_FORMULA_NODES = 1_000_000
+MAX_GRID_FILE_STATES = 131_072
 #: one message of the live monitor (a BDI-state JSON line): larger ones are counted malformed
 MAX_RECORD_BYTES = 2**20
 #: characters of user input an error message quotes at most

@@ -140,3 +140,55 @@ def test_bad_generator_references_exit_2(capsys):
         err = capsys.readouterr().err
         assert reference in err and "Traceback" not in err, err
         assert all(w in err for w in words), err
+
+
+def test_grid_file_size_is_bounded_and_says_why(tmp_path, capsys):
+    """A grid too large for a file is refused before any work, naming the size, the bound and
+    the way to check it without a file (it grew past 1.3 GB before)."""
+    out = tmp_path / "g.yaml"
+    assert main(["grid", "--size", "99999999", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--size" in err and "131,072" in err and "check grid:n=99999999,worlds=4" in err
+    assert main(["grid", "--size", "129", "-o", str(out)]) == 2
+    assert main(["grid", "--size", "2", "--worlds", "70000", "-o", str(out)]) == 2
+    assert main(["grid", "--size", "0", "-o", str(out)]) == 2
+    assert not out.exists()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_check_time_budget_stops_reachability(capsys):
+    """``--time-budget``: a model too large to finish stops with INCOMPLETE, exit 3."""
+    assert main(["check", "grid:n=32768", PHI1, "--time-budget", "0.3", "--json"]) == 3
+    record = json.loads(capsys.readouterr().out)
+    assert record["status"] == "INCOMPLETE"
+    assert "time budget of 0.3 exhausted while computing the reachable" in record["message"]
+    assert main(["check", BEER, PHI1, "--time-budget", "nan"]) == 2
+    assert main(["check", BEER, PHI1, "--time-budget", "-1"]) == 2
+
+
+def test_check_time_budget_during_a_property(capsys, monkeypatch):
+    """The budget is checked in every fixpoint: stopped in the second property, the first one's
+    verdict is kept and the record says where it stopped."""
+    from bdi_monitor.commands import check as command
+    from bdi_monitor.models.reference import load_model
+    from bdi_monitor.symbolic import SymbolicModel
+    from bdi_supervisor.errors import BudgetExceeded
+
+    calls = []
+    assert SymbolicModel(load_model(BEER), check=lambda: calls.append(1)).reachable
+    before = len(calls) + 4  # reachability, then a few fixpoint steps of the first property
+    calls.clear()
+
+    def deadline(seconds, started):
+        def check():
+            calls.append(1)
+            if len(calls) > before:
+                raise BudgetExceeded("time", seconds)
+        return check
+
+    monkeypatch.setattr(command, "_deadline", deadline)
+    code = main(["check", BEER, "E[!hb U bb]", PHI2, "--time-budget", "9", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 3 and record["status"] == "INCOMPLETE"
+    assert [p["property"] for p in record["properties"]] == ["E[!hb U bb]"]
+    assert record["message"].endswith(f"while checking {PHI2}")

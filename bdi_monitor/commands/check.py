@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 
 from rich.table import Table
 
@@ -21,7 +22,8 @@ from bdi_monitor.logic import parse
 from bdi_monitor.models.reference import load_model
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console, print_table
-from bdi_supervisor.errors import InputError
+from bdi_supervisor.errors import BudgetExceeded, InputError
+from bdi_supervisor.limits import positive_finite
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Model-check CTL-BDI properties at the actual world of a structure (a YAML "
                     "or JSON file, or a model reference such as grid:n=512,worlds=8). "
                     "Prints YES, or NO with a counterexample DAG. Exit 0 if all properties "
-                    "hold, 1 if some is false, 2 on bad input.")
+                    "hold, 1 if some is false, 2 on bad input, 3 when --time-budget ran out.")
     parser.add_argument("model", help="structure file (YAML or .json, see "
                         "bdi_monitor.structure) or model reference NAME:KEY=VALUE,... "
                         "(grid:n=N,worlds=M,obstacles=wall|none|random:SEED,actual=K; "
@@ -42,11 +44,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="check at this world instead of the file's actual_world")
     parser.add_argument("--witness", action="store_true",
                         help="also give a witness for properties that hold")
+    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help="give up (INCOMPLETE, exit 3) after SECONDS: checked during "
+                             "reachability, every fixpoint and every counterexample")
     parser.set_defaults(func=run)
+
+
+def _deadline(seconds: float | None, started: float) -> Callable[[], None] | None:
+    """The check that stops the work once ``seconds`` have passed since ``started``."""
+    if seconds is None:
+        return None
+    if not positive_finite(seconds):
+        raise InputError("must be a positive number of seconds", key="--time-budget",
+                         found=str(seconds))
+
+    def check() -> None:
+        if time.perf_counter() - started > seconds:
+            raise BudgetExceeded("time", seconds)
+    return check
+
+
+def _incomplete(args: argparse.Namespace, stop: BudgetExceeded, doing: str) -> int:
+    """What a run stopped by its budget before reachability ended prints; exit 3."""
+    message = f"{stop} while {doing}"
+    if args.json:
+        json.dump({"model": str(args.model), "status": "INCOMPLETE", "message": message},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        output_console().print(f"[bold yellow]INCOMPLETE[/] {message}", soft_wrap=True)
+    return ExitCode.INCOMPLETE
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    deadline = _deadline(args.time_budget, started)
     structure = load_model(args.model)
     if args.actual is not None:
         names = [w.name for w in structure.worlds]
@@ -57,14 +89,22 @@ def run(args: argparse.Namespace) -> int:
     formulas = [parse(text, structure.propositions, key=f"properties[{i}]")
                 for i, text in enumerate(args.properties)]
     loaded = time.perf_counter()
-    checker = Checker(structure)
+    try:
+        checker = Checker(structure, check=deadline)
+    except BudgetExceeded as stop:
+        return _incomplete(args, stop, "computing the reachable product nodes")
     built = time.perf_counter()
     results = []
+    stopped = None
     for text, formula in zip(args.properties, formulas):
         t0 = time.perf_counter()
-        holds = checker.holds(formula)
-        seconds = time.perf_counter() - t0
-        certificate = explain(checker, formula) if (not holds or args.witness) else None
+        try:
+            holds = checker.holds(formula)
+            seconds = time.perf_counter() - t0
+            certificate = explain(checker, formula) if (not holds or args.witness) else None
+        except BudgetExceeded as stop:
+            stopped = f"{stop} while checking {text}"
+            break
         results.append((text, formula, holds, seconds, certificate))
     record = {
         "model": str(args.model),
@@ -83,12 +123,15 @@ def run(args: argparse.Namespace) -> int:
              **({("witness" if holds else "counterexample"): cert.to_json(checker)}
                 if cert else {})}
             for text, formula, holds, seconds, cert in results],
+        **({"status": "INCOMPLETE", "message": stopped} if stopped else {}),
     }
     all_hold = all(r[2] for r in results)
+    code = (ExitCode.INCOMPLETE if stopped else ExitCode.OK if all_hold
+            else ExitCode.NEGATIVE)
     if args.json:
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return ExitCode.OK if all_hold else ExitCode.NEGATIVE
+        return code
     console = output_console()
     console.print(f"[bold]{structure.name}[/]: {len(structure.worlds)} worlds, "
                   f"{structure.k} directions, actual world "
@@ -107,4 +150,7 @@ def run(args: argparse.Namespace) -> int:
         title = "witness" if holds else "counterexample"
         console.print(f"\n[bold]{title}[/] for {text}:", soft_wrap=True)
         print(cert.render(checker), flush=True)
-    return ExitCode.OK if all_hold else ExitCode.NEGATIVE
+    if stopped:
+        console.print(f"[bold yellow]INCOMPLETE[/] {stopped}; "
+                      f"{len(results)} of {len(formulas)} properties checked", soft_wrap=True)
+    return code

@@ -46,10 +46,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _check_size(size: int, worlds: int) -> None:
+    """Refuse a grid whose file would be too large to write (saying why and what to do)."""
+    from bdi_supervisor.limits import MAX_GRID_FILE_STATES
+
+    if size < 2 or worlds < 1:
+        raise InputError("grid too small", key="--size" if size < 2 else "--worlds",
+                         found=str(size if size < 2 else worlds),
+                         expected="--size of at least 2 and --worlds of at least 1")
+    states = 2 * size * size * worlds
+    if states > MAX_GRID_FILE_STATES:
+        raise InputError(
+            f"a {size}×{size} grid with {worlds} worlds has up to {states:,} world states; a "
+            f"structure file holds at most {MAX_GRID_FILE_STATES:,} (n = 128 with 4 worlds, "
+            "about half a gigabyte of memory while it is written)", key="--size",
+            found=str(size), expected=f"a smaller grid, or no file: bdi-monitor check "
+                                      f"grid:n={size},worlds={worlds} 'PROPERTY' builds it "
+                                      "from the generator's rules")
+
+
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.outpaths import check_output_file
 
     check_output_file(args.output, "structure file")
+    _check_size(args.size, args.worlds)
     console = output_console(stderr=True)
     with console.status(f"generating the {args.size}×{args.size} grid"):
         if args.worlds >= 1 and not 1 <= args.actual <= args.worlds:
