@@ -74,3 +74,28 @@ def test_cli_bad_sweep_file_exits_2(tmp_path, capsys):
     path.write_text(f"missions: [{COFFEE}]\nencoding: [hex]\n")
     assert main(["sweep", str(path), "--out", str(tmp_path / "o")]) == 2
     assert "encoding[0]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("address", ["not a url", "http://127.0.0.1:80", "tcp://host",
+                                     "tcp://127.0.0.1:99999", ""])
+def test_cli_bad_scheduler_address_exits_2_saying_what_one_looks_like(sweep_file, tmp_path,
+                                                                     capsys, address):
+    assert main(["sweep", str(sweep_file), "--out", str(tmp_path / "o"), "--scheduler",
+                 address]) == 2
+    err = capsys.readouterr().err
+    assert "--scheduler" in err and "tcp://HOST:PORT" in err and "Traceback" not in err
+
+
+def test_cli_from_a_deleted_working_folder_exits_2(sweep_file, tmp_path):
+    import subprocess
+    import sys
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (f"import os, sys\nos.chdir({str(gone)!r})\nos.rmdir({str(gone)!r})\n"
+              "from bdi_supervisor.cli.main import main\n"
+              f"sys.exit(main(['sweep', {str(sweep_file)!r}, '--workers', '1']))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: the current folder no longer exists")

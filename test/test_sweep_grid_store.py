@@ -128,3 +128,46 @@ def test_table_aggregates_seeds_and_hides_timing_on_request(tmp_path):
     assert "101.0 ± 1.0" in table and "realizability ms" in table
     assert "realizability ms" not in markdown_table(rows, timing=False)
     assert "realizability_seconds" not in to_csv(rows, timing=False).splitlines()[0]
+
+
+def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
+    """The results file is locked while a sweep writes it: a second sweep (here another
+    process holding the lock) is refused with a message naming the folder, and runs nothing."""
+    import subprocess
+    import sys
+    import time
+
+    sweep = load_sweep(write_sweep(tmp_path, "seeds: [0, 1]\n"))
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom bdi_supervisor.sweep.store import ResultStore\n"
+        f"with ResultStore({str(out / RESULTS_FILE)!r}):\n"
+        "    print('locked', flush=True)\n    time.sleep(60)\n")], stdout=subprocess.PIPE,
+        text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        ran: list[str] = []
+        with pytest.raises(InputError, match="another sweep is writing to this results folder"):
+            run_sweep(sweep, out, SerialBackend(), job=lambda p: ran.append(p) or fake_trial(p),
+                      show_progress=False)
+        assert ran == []
+    finally:
+        holder.kill()
+        holder.wait()
+    started = time.monotonic()
+    outcome = run_sweep(sweep, out, SerialBackend(), job=fake_trial, show_progress=False)
+    assert outcome.ran == 2 and time.monotonic() - started < 30  # the lock died with its holder
+
+
+def test_report_rows_count_each_trial_once(tmp_path):
+    """A results file that holds a trial twice (two sweeps before the lock) is reported with
+    one row per trial."""
+    from bdi_supervisor.sweep.store import unique_rows
+
+    sweep = load_sweep(write_sweep(tmp_path, "seeds: [0, 1, 2]\n"))
+    rows = [fake_trial(t.params) for t in sweep.trials]
+    doubled = rows + [dict(r, pid=1) for r in rows] + [{"key": "another-sweep"}]
+    unique = unique_rows(doubled, {t.key for t in sweep.trials})
+    assert unique == rows
+    assert markdown_table(unique) == markdown_table(rows)

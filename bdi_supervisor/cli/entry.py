@@ -98,10 +98,25 @@ def _dispatch(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> in
         parser.print_help()
         return ExitCode.BAD_INPUT
     try:
+        _check_working_folder()
         return int(func(args) or ExitCode.OK)
     except InputError as error:
         _say(f"error: {error.describe()}")
         return ExitCode.BAD_INPUT
+
+
+def _check_working_folder() -> None:
+    """Refuse to start in a working folder that was deleted (relative paths, worker processes
+    and output folders would fail later, each in its own way)."""
+    import os
+
+    from bdi_supervisor.errors import InputError
+
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise InputError("the current folder no longer exists (was it deleted?)",
+                         expected="to be run from an existing folder") from None
 
 
 def _say(line: str) -> None:

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.sweep.grid import load_sweep
     from bdi_supervisor.sweep.report import write_reports
     from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
-    from bdi_supervisor.sweep.store import read_rows
+    from bdi_supervisor.sweep.store import read_rows, unique_rows
 
     sweep = load_sweep(resolve("sweeps", args.sweep))
     if args.workers is not None and args.workers < 1:
@@ -68,8 +68,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"{outcome.ran} trials run, {outcome.skipped} already done, "
                       f"{outcome.errors} errors → {outcome.results}")
     if args.report or args.report_only:
-        keys = {t.key for t in sweep.trials}
-        rows = [r for r in read_rows(out / RESULTS_FILE) if r["key"] in keys]
+        rows = unique_rows(read_rows(out / RESULTS_FILE), {t.key for t in sweep.trials})
         for path in write_reports(rows, out, sweep.name):
             console.print(f"wrote {path}")
     return ExitCode.NEGATIVE if errors else ExitCode.OK

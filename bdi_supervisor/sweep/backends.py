@@ -9,6 +9,7 @@ from one trial to the next.
 from __future__ import annotations
 
 import multiprocessing
+import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any, Protocol
@@ -56,10 +57,30 @@ class LocalBackend:
         pass
 
 
+#: the address forms of a Dask scheduler: ``tcp://host:8786`` (also tls, ws, wss) or
+#: ``host:8786``
+_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):"
+                        r"([0-9]{1,5})/?")
+
+
+def scheduler_address(text: str) -> str:
+    """``text`` if it has the form of a Dask scheduler address, else :class:`InputError` saying
+    what one looks like (checked before Dask is imported or contacted)."""
+    match = _SCHEDULER.fullmatch(text.strip())
+    if match is None or not 0 < int(match.group(2)) < 65536:
+        raise InputError("not a Dask scheduler address", key="--scheduler", found=repr(text),
+                         expected="tcp://HOST:PORT (or tls://, ws://, wss://, or HOST:PORT), "
+                                  "e.g. tcp://127.0.0.1:8786, the address 'dask scheduler' "
+                                  "prints")
+    return text.strip()
+
+
 class DaskBackend:
     """A Dask ``distributed`` scheduler (``tcp://host:8786``) or an existing ``Client``."""
 
     def __init__(self, address: Any, workers: int | None = None) -> None:
+        if isinstance(address, str):
+            address = scheduler_address(address)
         try:
             from distributed import Client
         except ImportError as error:
@@ -69,9 +90,11 @@ class DaskBackend:
         self._own = not isinstance(address, Client)
         try:
             self.client = Client(address, timeout="10s") if self._own else address
-        except OSError as error:
-            raise InputError("cannot reach the Dask scheduler", key="--scheduler",
-                             found=str(address), expected="a running scheduler address") from error
+        except (OSError, ValueError) as error:  # refused, timed out, or an address Dask rejects
+            raise InputError(f"cannot reach the Dask scheduler: {error}", key="--scheduler",
+                             found=str(address),
+                             expected="the address of a running scheduler, e.g. "
+                                      "tcp://127.0.0.1:8786") from None
         self.workers = workers or max(1, sum(self.client.nthreads().values()))
 
     def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]:
@@ -108,4 +131,4 @@ class SerialBackend:
 
 def make_backend(scheduler: str | None = None, workers: int | None = None) -> Backend:
     """The Dask backend when ``scheduler`` is given, else the local pool."""
-    return DaskBackend(scheduler, workers) if scheduler else LocalBackend(workers)
+    return DaskBackend(scheduler, workers) if scheduler is not None else LocalBackend(workers)

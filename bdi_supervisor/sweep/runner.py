@@ -41,24 +41,24 @@ def run_sweep(sweep: Sweep, out_dir: str | Path, backend: Backend, *,
               on_row: Callable[[dict], None] | None = None) -> SweepOutcome:
     """Run every trial of ``sweep`` whose key is not yet in ``out_dir/results.jsonl``."""
     results = Path(out_dir) / RESULTS_FILE
-    store = ResultStore(results)
-    todo = [t.params for t in sweep.trials if t.key not in store.done]
-    outcome = SweepOutcome(results, len(sweep.trials), len(sweep.trials) - len(todo), 0, 0)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}"), TimeElapsedColumn(), TextColumn("ETA"),
-        TimeRemainingColumn(), console=console or output_console(stderr=True),
-        disable=not show_progress)
-    with store, progress:
-        task = progress.add_task(f"sweep {sweep.name}", total=len(sweep.trials),
-                                 completed=outcome.skipped, last="")
-        for _, row in backend.map_unordered(job, todo):
-            store.append(row)
-            outcome.ran += 1
-            outcome.errors += row.get("status") == StageStatus.ERROR
-            if on_row is not None:
-                on_row(row)
-            progress.update(task, advance=1,
-                            last=f"{row.get('mission_name', '?')} {row.get('config', '')} "
-                                 f"{row.get('synthesis.status', row.get('status', ''))}")
+    with ResultStore(results) as store:  # locked: a second sweep on this folder is refused
+        todo = [t.params for t in sweep.trials if t.key not in store.done]
+        outcome = SweepOutcome(results, len(sweep.trials), len(sweep.trials) - len(todo), 0, 0)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[last]}"), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn(), console=console or output_console(stderr=True),
+            disable=not show_progress)
+        with progress:
+            task = progress.add_task(f"sweep {sweep.name}", total=len(sweep.trials),
+                                     completed=outcome.skipped, last="")
+            for _, row in backend.map_unordered(job, todo):
+                store.append(row)
+                outcome.ran += 1
+                outcome.errors += row.get("status") == StageStatus.ERROR
+                if on_row is not None:
+                    on_row(row)
+                progress.update(task, advance=1,
+                                last=f"{row.get('mission_name', '?')} {row.get('config', '')} "
+                                     f"{row.get('synthesis.status', row.get('status', ''))}")
     return outcome

@@ -2,17 +2,33 @@
 
 A run killed mid-write leaves at most one torn last line; :func:`read_rows` ignores it (and any
 other line that is not a complete JSON object) and :meth:`ResultStore.open` cuts it off before
-appending, so a rerun completes exactly the trials without a row.
+appending, so a rerun completes exactly the trials without a row. An open store holds a lock
+on the file (``flock``), so a second sweep on the same folder is refused instead of running
+the same trials again.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.errors import InputError
 from bdi_supervisor.outpaths import append_whole
+
+
+def unique_rows(rows: list[dict[str, Any]], keys: set[str]) -> list[dict[str, Any]]:
+    """The first row of each trial in ``keys`` (a results file written by two sweeps at once,
+    before the lock, could hold a trial twice)."""
+    seen: set[str] = set()
+    out = []
+    for row in rows:
+        if row["key"] in keys and row["key"] not in seen:
+            seen.add(row["key"])
+            out.append(row)
+    return out
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -40,9 +56,19 @@ class ResultStore:
         self._file = None
 
     def open(self) -> ResultStore:
+        """Open the file for appending, holding its lock (a second sweep on the same folder is
+        refused: :class:`InputError`), cut a torn last line and reread what is done."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair()
         self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise InputError("another sweep is writing to this results folder",
+                             file=str(self.path.parent),
+                             expected="to wait until it ends, or another --out") from None
+        self._repair()
+        self.done = {row["key"] for row in read_rows(self.path)}
         return self
 
     def _repair(self) -> None:
@@ -51,10 +77,8 @@ class ResultStore:
             return
         data = self.path.read_bytes()
         if data and not data.endswith(b"\n"):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
-                handle.flush()
-                os.fsync(handle.fileno())
+            os.ftruncate(self._file.fileno(), data.rfind(b"\n") + 1)
+            os.fsync(self._file.fileno())
 
     def append(self, row: dict[str, Any]) -> None:
         """Write one row durably (whole or not at all, fsync'd) and mark its trial done."""
