@@ -7,6 +7,7 @@ never a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -66,6 +67,22 @@ def _short(text: object, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit - 20]}… ({len(text)} characters)"
+
+
+def nearest(word: object, choices: Iterable[str]) -> str | None:
+    """The choice a mistyped ``word`` most likely meant (difflib), or None when none is close."""
+    import difflib
+
+    if not isinstance(word, str):
+        return None
+    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def suggestion(word: object, choices: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the :func:`nearest` choice, else ``""``."""
+    near = nearest(word, choices)
+    return f" (did you mean '{near}'?)" if near is not None and near != word else ""
 
 
 class BudgetExceeded(Exception):

@@ -118,3 +118,59 @@ def test_realize_cli_exits_2_naming_the_capability(tmp_path):
     done = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "capabilities.gr.interface" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "again").exists()
+
+
+def _coffee_catalog(tmp_path: Path, change) -> Path:
+    source = yaml.safe_load((ROOT / "config" / "catalogs" / "coffee.yaml").read_text())
+    change(source["capabilities"]["gr"])
+    path = tmp_path / "coffee.yaml"
+    path.write_text(yaml.safe_dump(source))
+    return path
+
+
+@pytest.mark.parametrize("parameters,words", [
+    ({"text": "hi", "self": "hi"}, ["LogState takes no parameter 'self'",
+                                     "capabilities.gr.parameters.self"]),
+    ({"txet": "hi"}, ["LogState takes no parameter 'txet'", "did you mean 'text'?"]),
+    ({"text": "hi", "severty": 1}, ["did you mean 'severity'?"]),
+    ({}, ["LogState needs the parameter text", "capabilities.gr.parameters"]),
+])
+def test_stock_state_parameters_follow_its_constructor(tmp_path, parameters, words):
+    """``LogState(self='hi')`` raised only when FlexBE built the state machine: a stock state's
+    parameters are checked against its constructor when the catalog is read."""
+    path = _coffee_catalog(tmp_path, lambda cap: cap.__setitem__("parameters", parameters))
+    with pytest.raises(InputError) as error:
+        load_catalog(path)
+    for word in words:
+        assert word in error.value.describe()
+
+
+@pytest.mark.parametrize("userdata,key", [(["__class__"], "userdata_out.__class__"),
+                                          ({"out": "_data"}, "userdata_out.out"),
+                                          ([["a"]], "userdata_out[0]"),
+                                          ({"a b": "x"}, "userdata_out.a b")])
+def test_userdata_keys_are_plain_identifiers(tmp_path, userdata, key):
+    """Dunders and ``_`` names (FlexBE's UserData keeps its own attributes there), nested lists
+    (a traceback before) and non-identifiers are refused, naming the key."""
+    path = _coffee_catalog(tmp_path, lambda cap: cap.__setitem__("userdata_out", userdata))
+    with pytest.raises(InputError) as error:
+        load_catalog(path)
+    assert error.value.key == f"capabilities.gr.{key}"
+
+
+def test_stock_state_table_matches_flexbe_states():
+    """Where FlexBE's stock states are installed, the table's parameters are their
+    constructors' (required: no default; optional: a default)."""
+    import importlib
+    import inspect
+
+    pytest.importorskip("flexbe_states", reason="FlexBE's flexbe_states is not installed")
+    for cls, info in stock_states().items():
+        try:
+            module = importlib.import_module(info["module"])
+        except ImportError:
+            continue  # a state of another FlexBE release
+        parameters = list(inspect.signature(getattr(module, cls).__init__).parameters.values())[1:]
+        assert info["required"] == [p.name for p in parameters if p.default is p.empty], cls
+        assert info.get("optional", []) == [p.name for p in parameters
+                                            if p.default is not p.empty], cls

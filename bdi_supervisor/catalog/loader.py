@@ -41,7 +41,7 @@ from bdi_supervisor.catalog.model import (
     Memory,
     Parameter,
 )
-from bdi_supervisor.errors import InputError
+from bdi_supervisor.errors import InputError, suggestion
 from bdi_supervisor.spec.formula import Compare, Formula, Not, Num, Var, disj, walk
 from bdi_supervisor.spec.structuredslugs import RESERVED, parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml, parse_yaml
@@ -319,16 +319,43 @@ def _autonomy(doc: YamlDoc, value: Any, path: KeyPath, flexbe: dict[str, str]) -
     return out
 
 
+def _check_signature(doc: YamlDoc, interface: str, params: dict, path: KeyPath) -> None:
+    """A stock state's parameters against its constructor (``flexbe_states.yaml``): one it does
+    not take (``self``, a typo) or a required one left out would stop FlexBE building the
+    state machine."""
+    info = stock_state(interface)
+    if info is None or "required" not in info:
+        return
+    required, optional = info["required"], info.get("optional", [])
+    cls = interface.replace("/", ".").rpartition(".")[2]
+    for name in params:
+        if name not in required and name not in optional:
+            raise doc.error(f"{cls} takes no parameter '{name}'", (*path, name),
+                            found=repr(name), expected="one of " + ", ".join(
+                                [*required, *optional]) + suggestion(name, [*required, *optional]))
+    missing = [name for name in required if name not in params]
+    if missing:
+        raise doc.error(f"{cls} needs the parameter{'s' if len(missing) > 1 else ''} "
+                        + ", ".join(missing), path,
+                        expected="parameters: {" + ", ".join(f"{m}: ..." for m in missing) + "}")
+
+
 def _userdata(doc: YamlDoc, value: Any, path: KeyPath) -> dict[str, str]:
     if value is None:
         return {}
     if isinstance(value, list):
+        for index, key in enumerate(value):
+            check_identifier(doc, key, (*path, index), "userdata key")
         value = {k: k for k in value}
     doc.expect(value, dict, path, "a mapping key: remapped_key or a list of keys")
     out = {}
     for key, target in value.items():
-        check_identifier(doc, key, (*path, key), "userdata key")
-        check_identifier(doc, target, (*path, key), "userdata key")
+        for name in (key, target):
+            check_identifier(doc, name, (*path, key), "userdata key")
+            if name.startswith("_"):
+                raise doc.error("userdata key starting with '_'", (*path, key), found=repr(name),
+                                expected="a key FlexBE's userdata can hold (it keeps its own "
+                                         "attributes under names starting with '_')")
         out[key] = target
     return out
 
@@ -382,6 +409,7 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Na
             parameters.append(Parameter(pname, None, var))
         else:
             parameters.append(Parameter(pname, value))
+    _check_signature(doc, interface, params_raw, (*path, "parameters"))
     pre_raw = spec.get("preconditions")
     if pre_raw is not None and not isinstance(pre_raw, list):
         pre_raw = [pre_raw]

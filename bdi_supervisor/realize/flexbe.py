@@ -26,6 +26,7 @@ import datetime
 import re
 import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from bdi_supervisor.realize.safety import (
     check_label,
     check_literal,
     check_module_path,
+    check_package_name,
 )
 
 #: FlexBE's Autonomy constants by level
@@ -81,8 +83,10 @@ class BehaviorNames:
         return f"{self.package}.{self.module}"
 
 
-def behavior_names(behavior: str, package: str | None = None) -> BehaviorNames:
-    """Validated names for a behavior called ``behavior`` in ROS package ``package``."""
+def behavior_names(behavior: str, package: str | None = None,
+                   imported: Iterable[str] = ()) -> BehaviorNames:
+    """Validated names for a behavior called ``behavior`` in ROS package ``package`` (which must
+    not shadow a module the behavior needs, among them the state packages ``imported``)."""
     check_behavior_name(behavior, "behavior")
     stem = re.sub(r"\W", "_", behavior.lower())
     package = package or f"{stem}_flexbe_behaviors"
@@ -90,6 +94,7 @@ def behavior_names(behavior: str, package: str | None = None) -> BehaviorNames:
         raise InputError("behavior package name is not a valid ROS package name", key="package",
                          found=repr(package), expected="lower-case letters, digits and '_', "
                          "starting with a letter, at most 100 characters")
+    check_package_name(package, imported)
     class_name = check_identifier(re.sub(r"\W", "", behavior) + "SM", "behavior class")
     return BehaviorNames(behavior, package, f"{stem}_sm", class_name, f"{stem}.xml")
 
@@ -364,7 +369,8 @@ def generate_package(
     ambiguity: str = "error",
 ) -> BehaviorPackage:
     """All files of the behavior package for ``machine``, as text."""
-    names = behavior_names(behavior, package)
+    names = behavior_names(behavior, package,
+                           {s.interface_module.split('.')[0] for s in machine.states})
     _check_person(author, "author")
     check_email(email)
     if not re.fullmatch(r"\d+\.\d+\.\d+", version):

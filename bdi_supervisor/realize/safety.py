@@ -12,6 +12,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
+from collections.abc import Iterable
 
 from bdi_supervisor.errors import InputError
 
@@ -95,3 +96,42 @@ def check_literal(value: object, what: str, key: str | None = None, depth: int =
         return value
     raise InputError(f"{what} has an unsupported type", key=key, found=type(value).__name__,
                      expected="None, bool, int, float, str, or lists/dicts of those")
+
+
+#: Python packages a FlexBE behavior runs among (FlexBE, ROS 2, packaging, this suite): a
+#: behavior package of one of these names would be imported instead of them
+RUNTIME_PACKAGES = frozenset({
+    "flexbe_core", "flexbe_states", "flexbe_onboard", "flexbe_mirror", "flexbe_input",
+    "flexbe_widget", "flexbe_msgs", "flexbe_testing", "flexbe_behavior_engine", "rclpy",
+    "rcl_interfaces", "rclpy_message_converter", "ament_index_python", "launch", "launch_ros",
+    "std_msgs", "builtin_interfaces", "action_msgs", "setuptools", "pkg_resources", "pip",
+    "wheel", "yaml", "bdi_supervisor", "bdi_monitor"})
+
+
+def check_package_name(package: str, imported: Iterable[str] = (), key: str = "package") -> str:
+    """``package`` unless a behavior package of that name would shadow a module the behavior or
+    Python needs: a standard-library module, FlexBE's, ROS 2's or a packaging tool's
+    (:data:`RUNTIME_PACKAGES`), a state package the behavior imports (``imported``), or any
+    module installed here (except another behavior package, ``*_flexbe_behaviors``)."""
+    import importlib.util
+    import sys
+
+    reason = None
+    if package in sys.stdlib_module_names:
+        reason = "a module of Python's standard library"
+    elif package in RUNTIME_PACKAGES:
+        reason = "a package a FlexBE behavior runs among"
+    elif package in set(imported):
+        reason = "a state package the behavior imports"
+    elif not package.endswith("_flexbe_behaviors"):
+        try:
+            installed = importlib.util.find_spec(package) is not None
+        except (ImportError, ValueError):
+            installed = False
+        if installed:
+            reason = "a module installed in this environment"
+    if reason is not None:
+        raise InputError(f"behavior package name would shadow {reason}", key=key,
+                         found=repr(package),
+                         expected="a name of its own, e.g. '<behavior>_flexbe_behaviors'")
+    return package
