@@ -52,13 +52,14 @@ from bdi_monitor.hypotheses import Hypotheses, Property, parse_hypotheses, parse
 from bdi_monitor.product import ProductNode
 from bdi_monitor.structure import RELATIONS, Automaton, Structure, World, validate
 from bdi_monitor.symbolic import SymbolicModel
+from bdi_supervisor.common import FAILURE_SM_OUTCOMES
 from bdi_supervisor.realize.machine import SupervisorMachine
 from bdi_supervisor.runtime.beliefs import evaluate
 from bdi_supervisor.synthesis.strategy import Strategy
 
 STAY = "stay"
 #: SM outcomes that mean the mission failed (as the executor reads them)
-FAILURE_OUTCOMES = frozenset({"failed", "failure", "aborted"})
+FAILURE_OUTCOMES = FAILURE_SM_OUTCOMES
 
 
 @dataclass(frozen=True)

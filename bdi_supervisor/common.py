@@ -63,6 +63,11 @@ class PropertyValue(Word):
     OUT_OF_MODEL = "out_of_model"
 
 
+#: SM outcomes that mean the mission failed: never a request's success outcome, and a run that ends
+#: in one has failed (the reference pipeline's request module counts the same four)
+FAILURE_SM_OUTCOMES = frozenset({"failed", "failure", "aborted", "canceled"})
+
+
 class ExitCode(IntEnum):
     """Exit codes of every command and node of the suite."""
 
@@ -83,5 +88,5 @@ class ExitCode(IntEnum):
     TERMINATED = 143
 
 
-__all__ = ["AuditVerdict", "ExitCode", "PropertyValue", "Realizability", "Separation",
+__all__ = ["FAILURE_SM_OUTCOMES", "AuditVerdict", "ExitCode", "PropertyValue", "Realizability", "Separation",
            "StageStatus", "Word"]

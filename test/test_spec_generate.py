@@ -131,6 +131,16 @@ def test_goal_rules_with_and_without_sm_outcomes():
     assert texts(split, "sys_liveness") == ["br_c", "gr_c"]
 
 
+@pytest.mark.parametrize("failure", ["failed", "failure", "aborted", "canceled"])
+def test_a_failure_sm_outcome_is_never_the_success_outcome(failure):
+    catalog = load_catalog(CATALOGS / "vending.yaml")
+    catalog.sm_outcome_mappings = {failure: failure, "finished": "finished"}
+    request = Request((mf("prep_pay_a"),), (mf("soda"),), (failure, "finished"))
+    spec = generate(catalog, request)
+    assert texts(spec, "sys_safety", "goal-success") == ["!soda_m & soda_m' -> finished'"]
+    assert texts(spec, "sys_init", "sm-outcome-initial") == [f"!{failure}", "!finished"]
+
+
 def test_system_goal_liveness():
     spec = spec_of("coffee_extended", **COFFEE_X)
     assert texts(spec, "sys_liveness") == ["br_c | !(bd_a -> bd_c') | !(br_a -> br_c') | !(gr_a -> gr_c')"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.common import FAILURE_SM_OUTCOMES
 from bdi_supervisor.realize.machine import UNEXPECTED, SupervisorMachine
 from bdi_supervisor.runtime.adapters import (
     Activation,
@@ -36,7 +37,7 @@ from bdi_supervisor.runtime.beliefs import BeliefTracker
 from bdi_supervisor.synthesis.strategy import Strategy
 
 #: container outcomes that mean the mission failed (anything else is success)
-FAILURE_OUTCOMES = frozenset({UNEXPECTED, "failed", "failure", "aborted"})
+FAILURE_OUTCOMES = FAILURE_SM_OUTCOMES | {UNEXPECTED}
 
 
 @dataclass

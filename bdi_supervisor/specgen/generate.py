@@ -45,6 +45,7 @@ import dataclasses
 import random
 
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
+from bdi_supervisor.common import FAILURE_SM_OUTCOMES
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.model import Mission, MissionFormula, Request
 from bdi_supervisor.options import SynthesisOptions
@@ -79,9 +80,6 @@ from bdi_supervisor.specgen.propositions import (
     to_enumerated,
 )
 
-#: names of SM outcomes that are never the success outcome
-FAILURE_OUTCOME_NAMES = frozenset({"failed", "failure", "aborted"})
-
 
 def _v(name: str, primed: bool = False) -> Var:
     return Var(name, primed)
@@ -102,7 +100,7 @@ class _Builder:
         self.real_caps = [c for c in self.caps if c != BOOTSTRAP_CAPABILITY]
         self.sm = [catalog.sm_outcome_mappings[o] for o in request.sm_outcomes]
         self.success = next((catalog.sm_outcome_mappings[o] for o in request.sm_outcomes
-                             if o not in FAILURE_OUTCOME_NAMES), None)
+                             if o not in FAILURE_SM_OUTCOMES), None)
         self.failure_capable = [c for c in self.real_caps if catalog.capabilities[c].failure_capable]
         self.memory = self._memory_names()
         # default initial values, keyed by variable; request ICs replace them
