@@ -111,6 +111,8 @@ def test_composite_conditions_and_bounded_failures():
     ("    autonomy: {done: 2, failed: 3}\n", "    autonomy: {done: 7, failed: 3}\n", "bad autonomy level", 18),
     ("    parameters: {outcomes: [done, failed], hint: h, suggestion: done}\n",
      "    parameters: {outcomes: [done, oops], hint: h, suggestion: done}\n", "no normalized outcome", 13),
+    ("    parameters: {outcomes: [done, failed], hint: h, suggestion: done}\n",
+     "    parameters: {outcomes: [failed], hint: h, suggestion: failed}\n", "normalizes to 'completed'", 13),
     ("    postconditions: [go]\n", "    postconditions: [\"@nothing\"]\n", "names no variable", 10),
     ("    postconditions: [go]\n", "    postconditions: [go]\n    transition_relation: [nowhere]\n",
      "transition target", 11),

@@ -282,6 +282,12 @@ def _flexbe_outcomes(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog) 
                             expected="an entry in state_outcome_mappings (e.g. "
                                      f"{name}: completed)")
         out[name] = normalized
+    if COMPLETED not in out.values():
+        raise doc.error("a capability needs an outcome that normalizes to 'completed' (the liveness rules "
+                        "and the pending memory refer to its completion)", where,
+                        found=", ".join(f"{k} -> {v}" for k, v in out.items()),
+                        expected="an outcome such as done, or an entry in state_outcome_mappings "
+                                 "(e.g. <outcome>: completed)")
     return out
 
 

@@ -50,7 +50,6 @@ from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.model import Mission, MissionFormula, Request
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import (
-    TRUE,
     And,
     Compare,
     Formula,
@@ -375,7 +374,7 @@ def _pending(b: _Builder) -> None:
         fails = [_outcome(catalog, cap, o) for o in catalog.capabilities[cap].outcomes if o != COMPLETED]
         b.add("sys_safety", Implies(a1, _v(p, True)), Origin("pending", "pending-set", cap))
         b.add("sys_safety", Implies(conj([a, disj(fails)]), _v(p, True)), Origin("pending", "pending-failure", cap))
-        done = _outcome(catalog, cap, COMPLETED) if COMPLETED in catalog.capabilities[cap].outcomes else TRUE
+        done = _outcome(catalog, cap, COMPLETED)  # the catalog loader requires a completed outcome
         b.add("sys_safety", Implies(conj([Not(a1), a, done]), Not(_v(p, True))), Origin("pending", "pending-clear", cap))
         b.add("sys_safety", Implies(Not(disj([a, a1])), Iff(_v(p, True), _v(p))), Origin("pending", "pending-keep", cap))
 
