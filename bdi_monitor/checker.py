@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dd import cudd
-
 from bdi_monitor.logic.ast import (
     FALSE,
     TRUE,
@@ -35,6 +33,7 @@ from bdi_monitor.logic.ast import (
 from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import Structure
 from bdi_monitor.symbolic import SymbolicModel
+from bdi_supervisor.bdd import cudd
 
 
 class Checker:

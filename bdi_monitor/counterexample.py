@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dd import cudd
-
 from bdi_monitor.checker import Checker
 from bdi_monitor.logic.ast import TRUE, Atom, Binary, Const, Formula, Modal, Not, Temporal, Until
 from bdi_monitor.product import (
@@ -29,6 +27,7 @@ from bdi_monitor.product import (
     modal_successors,
     temporal_successors,
 )
+from bdi_supervisor.bdd import cudd
 
 
 @dataclass

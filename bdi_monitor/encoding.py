@@ -25,10 +25,9 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dd import cudd
-
 from bdi_monitor.product import ProductNode
 from bdi_monitor.structure import RELATIONS, Structure
+from bdi_supervisor.bdd import cudd
 
 
 def bit_width(size: int) -> int:

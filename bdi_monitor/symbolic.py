@@ -15,11 +15,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 
-from dd import cudd
-
 from bdi_monitor.encoding import Encoding, encoding_of
 from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import RELATIONS, Structure
+from bdi_supervisor.bdd import cluster, cudd, exists_and, manager, schedule
 
 __all__ = ["CLUSTER_LIMIT", "SymbolicModel"]
 
@@ -28,53 +27,23 @@ CLUSTER_LIMIT = 5000
 
 
 class _Chain:
-    """Clusters of a relation over (current, next) bits and their quantification schedules."""
+    """A relation over (current, next) bits as clusters, with the quantification schedules of its
+    preimage (next bits) and image (current bits): :func:`bdi_supervisor.bdd.exists_and`."""
 
-    def __init__(self, bdd: cudd.BDD, parts: Sequence[cudd.Function], cur: Sequence[str],
-                 nxt: Sequence[str], limit: int) -> None:
-        clusters: list[cudd.Function] = []
-        current = None
-        for part in parts:
-            if part == bdd.true:
-                continue
-            if current is None:
-                current = part
-                continue
-            joined = current & part
-            if len(joined) > limit:
-                clusters.append(current)
-                current = part
-            else:
-                current = joined
-        if current is not None:
-            clusters.append(current)
-        supports = [bdd.support(c) for c in clusters]
+    def __init__(self, parts: Sequence[cudd.Function], cur: Sequence[str], nxt: Sequence[str],
+                 limit: int) -> None:
+        self.clusters = cluster(parts, limit)
+        self.cur, self.nxt = list(cur), list(nxt)
+        self.pre_steps = schedule(self.clusters, nxt)
+        self.image_steps = schedule(self.clusters, cur)
 
-        def schedule(names: Sequence[str]) -> tuple[list[str], list[list[str]]]:
-            last = {v: max((i for i, s in enumerate(supports) if v in s), default=-1)
-                    for v in names}
-            free = [v for v in names if last[v] < 0]
-            return free, [[v for v in names if last[v] == i] for i in range(len(clusters))]
-
-        self.clusters = clusters
-        self.pre_free, self.pre_steps = schedule(nxt)
-        self.image_free, self.image_steps = schedule(cur)
-
-    def pre(self, bdd: cudd.BDD, u: cudd.Function) -> cudd.Function:
+    def pre(self, u: cudd.Function) -> cudd.Function:
         """∃next. u(next) ∧ clusters (u already renamed to the next bits)."""
-        if self.pre_free:
-            u = bdd.exist(self.pre_free, u)
-        for cluster, names in zip(self.clusters, self.pre_steps):
-            u = cudd.and_exists(u, cluster, names)
-        return u
+        return exists_and(u, self.clusters, self.nxt, self.pre_steps)
 
-    def image(self, bdd: cudd.BDD, u: cudd.Function) -> cudd.Function:
+    def image(self, u: cudd.Function) -> cudd.Function:
         """∃cur. u(cur) ∧ clusters (a function of the next bits)."""
-        if self.image_free:
-            u = bdd.exist(self.image_free, u)
-        for cluster, names in zip(self.clusters, self.image_steps):
-            u = cudd.and_exists(u, cluster, names)
-        return u
+        return exists_and(u, self.clusters, self.cur, self.image_steps)
 
 
 class SymbolicModel:
@@ -90,7 +59,7 @@ class SymbolicModel:
         self.structure = structure
         self.encoding = encoding if encoding is not None else encoding_of(structure)
         enc = self.encoding
-        self.bdd = bdd if bdd is not None else cudd.BDD()
+        self.bdd = bdd if bdd is not None else manager()
         self.bdd.configure(reordering=False)
         order = enc.order()
         self.bdd.declare(*order)
@@ -114,7 +83,7 @@ class SymbolicModel:
         state = enc.state_bits
         nxt = [self.cur_to_next[v] for v in state]
         parts = enc.transition(bdd)
-        self.chain = _Chain(bdd, parts, state, nxt, limit)
+        self.chain = _Chain(parts, state, nxt, limit)
         self.enabled = enc.enabled(bdd)
         #: per direction: enabledness and the relation with the direction bits fixed
         self.enabled_by_direction: list[cudd.Function] = []
@@ -123,7 +92,7 @@ class SymbolicModel:
             values = enc.direction_values(d)
             self.enabled_by_direction.append(self.bdd.let(values, self.enabled)
                                              if values else self.enabled)
-            self.chains.append(_Chain(bdd, [bdd.let(values, p) if values else p for p in parts],
+            self.chains.append(_Chain([bdd.let(values, p) if values else p for p in parts],
                                       state, nxt, limit))
         self.present = enc.present(bdd)
         self.modal = {r: enc.output(bdd, r) & self.present for r in RELATIONS}
@@ -177,21 +146,21 @@ class SymbolicModel:
 
     def pre(self, u: cudd.Function) -> cudd.Function:
         """EX: nodes with a temporal successor in ``u``."""
-        x = self.chain.pre(self.bdd, self._rename(self.cur_to_next, u))
+        x = self.chain.pre(self._rename(self.cur_to_next, u))
         return cudd.and_exists(x, self.enabled, self.dir_bits)
 
     def pre_along(self, direction: int, u: cudd.Function) -> cudd.Function:
         """Nodes whose successor along ``direction`` (0-based) is in ``u``."""
-        x = self.chains[direction].pre(self.bdd, self._rename(self.cur_to_next, u))
+        x = self.chains[direction].pre(self._rename(self.cur_to_next, u))
         return x & self.enabled_by_direction[direction]
 
     def image(self, u: cudd.Function, direction: int | None = None) -> cudd.Function:
         """Temporal successors of the nodes in ``u`` (along ``direction`` if given)."""
         if direction is None:
-            x = self.chain.image(self.bdd, u & self.enabled)
+            x = self.chain.image(u & self.enabled)
             x = self.bdd.exist(self.dir_bits, x) if self.dir_bits else x
         else:
-            x = self.chains[direction].image(self.bdd, u & self.enabled_by_direction[direction])
+            x = self.chains[direction].image(u & self.enabled_by_direction[direction])
         return self._rename(self.next_to_cur, x)
 
     def modal_pre(self, relation: str, u: cudd.Function) -> cudd.Function:

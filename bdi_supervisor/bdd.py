@@ -1,16 +1,26 @@
-"""The CUDD binding, ``dd.cudd``, imported without ``dd``'s optional networkx dependency.
+"""The BDD toolkit both model checkers share: the CUDD binding, its managers, and conjunctions
+kept as clusters with early quantification.
 
-``dd`` imports networkx when it is installed (only for its graph export, which this project
-never calls), and that import costs several times a bare interpreter's start-up. Modules that
-need CUDD write ``from bdi_supervisor.bdd import cudd``; the first such import loads ``dd.cudd``
-while ``import networkx`` is made to fail fast, so ``dd`` takes its "networkx is not installed"
-path. A ``dd`` that cannot do without networkx is then imported the ordinary way.
+- :data:`cudd` is ``dd.cudd``, imported without ``dd``'s optional networkx dependency: ``dd``
+  imports networkx when it is installed (only for its graph export, which this project never
+  calls), and that import costs several times a bare interpreter's start-up. The first import
+  of this module loads ``dd.cudd`` while ``import networkx`` is made to fail fast, so ``dd`` takes
+  its "networkx is not installed" path; a ``dd`` that cannot do without networkx is then
+  imported the ordinary way. Modules that need CUDD import it from here, never from ``dd``.
+- :func:`manager` is a fresh CUDD manager sized for the problem.
+- :func:`cluster`, :func:`schedule` and :func:`exists_and` are the relational product of a
+  partitioned relation: ``∃ names. u ∧ p1 ∧ … ∧ pn`` computed as a chain of ``and_exists``
+  over clusters of the parts, each name quantified right after the last cluster that mentions
+  it, so the monolithic relation is never built. The GR(1) game
+  (:mod:`bdi_supervisor.synthesis.symbolic`) and the CTL-BDI product
+  (:mod:`bdi_monitor.symbolic`) both compute their predecessors and images this way.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
 
@@ -30,6 +40,7 @@ def _import_cudd() -> ModuleType:
 
 
 cudd = _import_cudd()
+Function = cudd.Function
 
 #: CUDD's computed-table slots at start (CUDD grows the table as its hit rate warrants)
 INITIAL_CACHE_SLOTS = 2**14
@@ -53,4 +64,64 @@ def manager(variables: int | None = None) -> cudd.BDD:
                     initial_cache_size=INITIAL_CACHE_SLOTS)
 
 
-__all__ = ["cudd", "manager"]
+def cluster(parts: Iterable[Function], max_nodes: int,
+            check: Callable[[], None] | None = None) -> list[Function]:
+    """Conjoin consecutive ``parts`` greedily while a cluster stays within ``max_nodes`` BDD
+    nodes (TRUE parts dropped). ``check`` is called before each step (a budget raises there)."""
+    clusters: list[Function] = []
+    current = None
+    for part in parts:
+        if check is not None:
+            check()
+        if part == part.bdd.true:
+            continue
+        if current is None:
+            current = part
+            continue
+        joined = current & part
+        if joined.dag_size <= max_nodes:
+            current = joined
+        else:
+            clusters.append(current)
+            current = part
+    if current is not None:
+        clusters.append(current)
+    return clusters
+
+
+def schedule(parts: Sequence[Function], names: Iterable[str]) -> list[list[str]]:
+    """For each part, the ``names`` no later part mentions: they are quantified right after it.
+    Names that no part mentions go with the first part."""
+    wanted = set(names)
+    supports = [part.support & wanted for part in parts]
+    steps: list[list[str]] = [[] for _ in parts]
+    seen: set[str] = set()
+    for index in range(len(parts) - 1, -1, -1):
+        steps[index] = sorted(supports[index] - seen)
+        seen |= supports[index]
+    if parts:
+        steps[0] = sorted(set(steps[0]) | (wanted - seen))
+    return steps
+
+
+def exists_and(u: Function, parts: Sequence[Function], names: Iterable[str],
+               steps: Sequence[Sequence[str]] | None = None) -> Function:
+    """``∃ names. u ∧ ⋀ parts`` with early quantification; ``steps`` is ``schedule(parts,
+    names)``, given when it was computed once for many calls."""
+    if not parts:
+        names = list(names)
+        return u.bdd.exist(names, u) if names else u
+    for part, qvars in zip(parts, steps if steps is not None else schedule(parts, names)):
+        u = cudd.and_exists(u, part, list(qvars)) if qvars else u & part
+    return u
+
+
+def conjoin(parts: Iterable[Function], start: Function) -> Function:
+    """``start ∧ ⋀ parts`` (a monolithic relation: use only where a conjunction must be whole)."""
+    result = start
+    for part in parts:
+        result &= part
+    return result
+
+
+__all__ = ["Function", "cluster", "conjoin", "cudd", "exists_and", "manager", "schedule"]

@@ -220,6 +220,19 @@ def test_packages_form_no_cycle(units):
     assert cycles(package_graph(import_graph(), UNITS[units])) == []
 
 
+def test_only_the_bdd_toolkit_imports_dd():
+    """CUDD managers and their clustered relations come from :mod:`bdi_supervisor.bdd`."""
+    found = []
+    for module, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            found += [f"{module}:{node.lineno} -> {name}" for name in names
+                      if name.split(".")[0] == "dd" and module != "bdi_supervisor.bdd"]
+    assert found == []
+
+
 def test_architecture_shows_the_package_graph():
     text = ARCHITECTURE.read_text(encoding="utf-8")
     begin, end = GRAPH_MARKERS

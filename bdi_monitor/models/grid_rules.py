@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dd import cudd
-
 from bdi_monitor.encoding import (
     Encoding,
     Field,
@@ -38,6 +36,7 @@ from bdi_monitor.models.beer import Facts, believed, desired, intended
 from bdi_monitor.models.grid_layout import DIRECTIONS, GridLayout
 from bdi_monitor.product import ProductNode
 from bdi_monitor.structure import Structure
+from bdi_supervisor.bdd import cudd
 
 _NORTH, _EAST, _SOUTH, _WEST = 0, 1, 2, 3
 

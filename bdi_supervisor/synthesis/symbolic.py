@@ -50,7 +50,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from bdi_supervisor.bdd import cudd, manager
+from bdi_supervisor.bdd import cluster, conjoin, cudd, exists_and, manager, schedule
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.options import ORDERS
 from bdi_supervisor.spec.formula import Compare, FormulaFold, Node, Num, Var
@@ -143,14 +143,14 @@ class SymbolicGame:
     def finish(self, env_parts: list[Function], sys_parts: list[Function],
                check: Check | None = None) -> None:
         """Cluster the safety partitions and precompute the quantification schedules."""
-        self.env_parts = _cluster(env_parts, self.cluster_nodes, self.true, check)
-        self.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true, check)
+        self.env_parts = cluster(env_parts, self.cluster_nodes, check)
+        self.sys_parts = cluster(sys_parts, self.cluster_nodes, check)
         post_out = set(self.post_out)
         post_in = set(self.post_in)
         env_support = set().union(*(self.bdd.support(p) for p in self.env_parts))
         self.env_reads_next_outputs = bool(post_out & env_support)
-        self._sys_schedule = _schedule(self.bdd, self.sys_parts, post_out)
-        self._env_schedule = _schedule(self.bdd, self.env_parts, post_in)
+        self._sys_schedule = schedule(self.sys_parts, post_out)
+        self._env_schedule = schedule(self.env_parts, post_in)
         self._env_negated = [~part for part in self.env_parts]
 
     def variant(self, *, env_init: Function | None = None, sys_init: Function | None = None,
@@ -172,14 +172,14 @@ class SymbolicGame:
         if sys_live is not None:
             game.sys_live = list(sys_live) or [self.true]
         if sys_parts is not None:
-            game.sys_parts = _cluster(sys_parts, self.cluster_nodes, self.true)
-            game._sys_schedule = _schedule(self.bdd, game.sys_parts, set(self.post_out))
+            game.sys_parts = cluster(sys_parts, self.cluster_nodes)
+            game._sys_schedule = schedule(game.sys_parts, self.post_out)
             game._sys_trans = None
         if env_parts is not None:
-            game.env_parts = _cluster(env_parts, self.cluster_nodes, self.true)
+            game.env_parts = cluster(env_parts, self.cluster_nodes)
             support = set().union(*(self.bdd.support(p) for p in game.env_parts))
             game.env_reads_next_outputs = bool(set(self.post_out) & support)
-            game._env_schedule = _schedule(self.bdd, game.env_parts, set(self.post_in))
+            game._env_schedule = schedule(game.env_parts, self.post_in)
             game._env_negated = [~part for part in game.env_parts]
             game._env_trans = None
         return game
@@ -188,23 +188,23 @@ class SymbolicGame:
     def env_trans(self) -> Function:
         """The monolithic env safety relation (conjoined on first use)."""
         if self._env_trans is None:
-            self._env_trans = _conjoin(self.env_parts, self.true)
+            self._env_trans = conjoin(self.env_parts, self.true)
         return self._env_trans
 
     @property
     def sys_trans(self) -> Function:
         """The monolithic sys safety relation (conjoined on first use)."""
         if self._sys_trans is None:
-            self._sys_trans = _conjoin(self.sys_parts, self.true)
+            self._sys_trans = conjoin(self.sys_parts, self.true)
         return self._sys_trans
 
     def within_sys(self, u: Function) -> Function:
         """``u & sys_trans``, conjoined cluster by cluster (cheap when ``u`` is small)."""
-        return _conjoin(self.sys_parts, u)
+        return conjoin(self.sys_parts, u)
 
     def within_env(self, u: Function) -> Function:
         """``u & env_trans``, conjoined cluster by cluster (cheap when ``u`` is small)."""
-        return _conjoin(self.env_parts, u)
+        return conjoin(self.env_parts, u)
 
     def admissible(self, states: Function) -> Function:
         """The (state, next input) pairs of ``states`` (current bits) that the environment may
@@ -238,14 +238,9 @@ class SymbolicGame:
 
     def sys_exists(self, paths: Function, names: set[str] | None = None) -> Function:
         """``E y'. sys_trans & paths`` (or over ``names``), clusters with early quantification."""
-        schedule = self._sys_schedule if names is None else _schedule(
-            self.bdd, self.sys_parts, names)
-        if not self.sys_parts:
-            return self.exists(names if names is not None else self.post_out, paths)
-        result = paths
-        for part, qvars in zip(self.sys_parts, schedule):
-            result = cudd.and_exists(result, part, qvars) if qvars else result & part
-        return result
+        if names is None:
+            return exists_and(paths, self.sys_parts, self.post_out, self._sys_schedule)
+        return exists_and(paths, self.sys_parts, names)
 
     # ------------------------------------------------------------ predecessors
 
@@ -279,13 +274,7 @@ class SymbolicGame:
             moves = self.env_trans & (~self.sys_trans | paths)
             return self.exists(self.post_in, self.forall(self.post_out, moves))
         escape = self.sys_exists(~paths)  # some safe answer leaves paths
-        good = ~escape
-        if not self.env_parts:
-            return self.exists(self.post_in, good)
-        result = good
-        for part, qvars in zip(self.env_parts, self._env_schedule):
-            result = cudd.and_exists(result, part, qvars) if qvars else result & part
-        return self.exists(self.post_in, result)
+        return exists_and(~escape, self.env_parts, self.post_in, self._env_schedule)
 
     def env_moves(self, paths: Function) -> Function:
         """The (state, next input) pairs with which the environment forces ``paths``: the input
@@ -496,54 +485,6 @@ def _xor(u: Function, v: Function) -> Function:
     return u.bdd.apply("xor", u, v)
 
 
-def _conjoin(parts: Iterable[Function], true: Function) -> Function:
-    result = true
-    for part in parts:
-        result &= part
-    return result
-
-
-def _cluster(parts: list[Function], max_nodes: int, true: Function,
-             check: Check | None = None) -> list[Function]:
-    """Greedily conjoin consecutive parts while the cluster stays under ``max_nodes``."""
-    clusters: list[Function] = []
-    current = None
-    for part in parts:
-        if check is not None:
-            check()
-        if part == true:
-            continue
-        if current is None:
-            current = part
-            continue
-        joined = current & part
-        if joined.dag_size <= max_nodes:
-            current = joined
-        else:
-            clusters.append(current)
-            current = part
-    if current is not None:
-        clusters.append(current)
-    return clusters
-
-
-def _schedule(bdd: cudd.BDD, parts: list[Function], qvars: set[str]) -> list[list[str]]:
-    """For each part, the ``qvars`` that no later part mentions (quantified right after it).
-
-    Variables that no part mentions are quantified with the first part.
-    """
-    supports = [bdd.support(p) & qvars for p in parts]
-    schedule: list[list[str]] = [[] for _ in parts]
-    seen: set[str] = set()
-    for index in range(len(parts) - 1, -1, -1):
-        fresh = supports[index] - seen
-        schedule[index] = sorted(fresh)
-        seen |= supports[index]
-    if parts:
-        schedule[0] = sorted(set(schedule[0]) | (qvars - seen))
-    return schedule
-
-
 def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
                reordering: bool = True, cluster_nodes: int = DEFAULT_CLUSTER_NODES,
                bdd: cudd.BDD | None = None, check: Check | None = None,
@@ -586,9 +527,9 @@ def build_game(spec: GR1Spec, *, order: str = "as-written", seed: int = 0,
 
     env_limits = [v for v in variables if v.owner == "env"]
     sys_limits = [v for v in variables if v.owner == "sys"]
-    game.env_init = _conjoin(encode_all(spec.env_init)
+    game.env_init = conjoin(encode_all(spec.env_init)
                              + [game.limit(v) for v in env_limits], game.true)
-    game.sys_init = _conjoin(encode_all(spec.sys_init)
+    game.sys_init = conjoin(encode_all(spec.sys_init)
                              + [game.limit(v) for v in sys_limits], game.true)
     env_parts = [game.limit(v, p) for v in env_limits for p in (False, True)]
     env_parts += encode_all(spec.env_safety)
