@@ -47,6 +47,8 @@ class StageStatus(Word):
     """The status of a stage without a verdict of its own, and of a sweep trial's row."""
 
     OK = "OK"
+    #: the stage could not do its work on this input (e.g. a strategy that cannot be realized)
+    FAILED = "FAILED"
     #: an exception ended the trial (the sweep goes on)
     ERROR = "ERROR"
     #: an earlier stage stopped the chain

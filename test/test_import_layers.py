@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -218,6 +219,17 @@ def test_imports_point_down():
 @pytest.mark.parametrize("units", sorted(UNITS))
 def test_packages_form_no_cycle(units):
     assert cycles(package_graph(import_graph(), UNITS[units])) == []
+
+
+def test_the_pipeline_names_load_their_modules():
+    """``bdi_supervisor.pipeline`` exports every name it lists, each from the module it says."""
+    import bdi_supervisor.pipeline as pipeline
+
+    assert sorted(pipeline._HOME) == sorted(pipeline.__all__)
+    for name, module in pipeline._HOME.items():
+        value = getattr(pipeline, name)
+        home = importlib.import_module(f"bdi_supervisor.pipeline.{module}")
+        assert getattr(home, name) is value, name
 
 
 def test_only_the_bdd_toolkit_imports_dd():

@@ -63,7 +63,7 @@ def _draw_note(result, console) -> None:
     """Say what ``--draw`` wrote when Graphviz is missing (only DOT files)."""
     from bdi_supervisor import draw as drawing
 
-    audit = result.artifacts.get("audit")
+    audit = result.audit
     if audit is None or shutil.which("dot") is not None:
         return
     files = [str(path) for key, path in audit.files.items() if key.startswith("picture")]
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, progress=progress,
                               draw=args.draw)
-    realize_error = result.artifacts.get("realize_error")
+    realize_error = result.realize_error
     if args.json:
         json.dump(result.summary(), sys.stdout, indent=1)
         print()
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[bold]{stage.name}[/]: {stage.status} ({stage.seconds:.3f} s)")
         if result.synthesis is not None:
             print_result(result.synthesis, console)
-        explained = result.artifacts.get("explanation")
+        explained = result.explanation
         if explained is not None:
             from bdi_supervisor.cli.explanation_view import print_explanation
 
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                           if f.endswith("explanation.json")), None)
             print_explanation(explained.to_dict(), console, source=args.mission,
                               replay_file=saved, timeline=explained.timeline)
-        audit = result.artifacts.get("audit")
+        audit = result.audit
         if audit is not None:
             where = (f"{audit.files['audit']} (and audit_reduced.json), key 'warnings'"
                      if "audit" in audit.files else "rerun with --json")

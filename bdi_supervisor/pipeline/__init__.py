@@ -1,21 +1,17 @@
 """The pipeline: the stage chain from a mission to a supervisor, and the supervisor to run.
 
-Each stage is a small function from plain data to plain data; :func:`run` chains them and
-records one :class:`StageRecord` per stage in a :class:`PipelineRun`, which becomes
-``summary.json``. To add a stage (well-separation, audit, reduce, realize), write a
-``stage_<name>(run: PipelineRun) -> StageRecord`` function that reads what it needs from ``run``
-(``run.spec``, ``run.synthesis``, ``run.artifacts``), stores its result on ``run.artifacts``
-and writes its files into ``run.out_dir``; then insert it in :data:`STAGES`. A stage whose
-record has ``blocking=True`` and a non-OK status stops the chain (the remaining stages are not
-run) and makes the exit code non-zero.
-
-Output folder: ``<out>/<mission>/<config>/`` with ``<mission>.structuredslugs``,
-``<mission>.slugsin``, ``strategy.json`` (when realizable) and ``summary.json``. Every file is
-written atomically.
-
-:func:`prepare` is the supervisor a mission runs with (the chain without an output folder, as a
-:class:`Prepared`); :func:`load_folder` the one saved in a run folder. The CLI, the ROS nodes
-and the monitor obtain supervisors through these two.
+- :mod:`.chain`: :func:`run` chains the stages (spec → well-separation → synthesis → audit →
+  realize) into a :class:`PipelineRun`, one typed field per stage result and one
+  :class:`StageRecord` per stage; to add a stage, write a ``stage_<name>(run) -> StageRecord``
+  that reads its inputs from ``run`` and stores its result there, and insert it in
+  :data:`STAGES` (and its writer in :data:`.output.WRITERS` if it has files).
+- :mod:`.audit_reduce`: the audit → reduce → audit stages.
+- :mod:`.output`: :func:`write_run`, the one function that writes a finished run to its folder
+  (``<out>/<mission>/<config>/``, every file atomically, ``summary.json`` last).
+- :mod:`.prepared`: :func:`prepare` is the supervisor a mission runs with (the chain without a
+  folder, as a :class:`Prepared`); :func:`load_folder` the one saved in a run folder. The CLI,
+  the ROS nodes and the monitor obtain supervisors through these two.
+- :mod:`.explain`: an unrealizable mission explained in its own terms.
 """
 
 from __future__ import annotations
@@ -45,6 +41,7 @@ if TYPE_CHECKING:
         mission_namer,
         replay_counter_run,
     )
+    from bdi_supervisor.pipeline.output import write_run
     from bdi_supervisor.pipeline.prepared import (
         NoSupervisor,
         Prepared,
@@ -65,6 +62,7 @@ _HOME = {
                      "mission_namer", "replay_counter_run"), "explain"),
     **dict.fromkeys(("NoSupervisor", "Prepared", "audit_warnings", "load_folder", "prepare",
                      "prepared_from"), "prepared"),
+    "write_run": "output",
 }
 
 __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "PipelineRun",
@@ -72,7 +70,7 @@ __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "Pipel
            "check_before", "explain_mission", "load_counter_run", "load_folder",
            "mission_namer", "output_files", "prepare", "prepared_from", "replay_counter_run",
            "run", "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
-           "stage_well_separation"]
+           "stage_well_separation", "write_run"]
 
 
 def __getattr__(name: str):

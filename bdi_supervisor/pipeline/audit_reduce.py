@@ -63,16 +63,11 @@ def audit_and_reduce(strategy: Strategy, catalog: Catalog, goals: Sequence[Predi
                      options: AuditOptions | None = None, out_dir: str | Path | None = None,
                      proceed_on_fail: bool = False, proceed_on_incomplete: bool = False,
                      draw: bool = False) -> AuditStages:
-    """Audit the raw strategy, reduce it unless the audit stops the pipeline, audit the result."""
+    """Audit the raw strategy, reduce it unless the audit stops the pipeline, audit the result;
+    with ``out_dir``, :func:`save_audit_stages` writes them there."""
     options = options or AuditOptions()
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
     raw_options = dataclasses.replace(options, structural_only=False)
     result = AuditStages(audit(strategy, catalog, goals, raw_options))
-    if out is not None:
-        result.files["audit"] = out / "audit.json"
-        save_record(result.raw_audit, result.files["audit"])
     verdict = result.raw_audit.verdict
     if verdict == AuditVerdict.FAIL and not proceed_on_fail:
         result.stopped = "raw strategy failed the audit"
@@ -82,22 +77,35 @@ def audit_and_reduce(strategy: Strategy, catalog: Catalog, goals: Sequence[Predi
         result.reduced = reduce(strategy)
         reduced_options = dataclasses.replace(options, structural_only=True)
         result.reduced_audit = audit(result.reduced, catalog, goals, reduced_options)
-        if out is not None:
-            result.files["reduced"] = out / "reduced.json"
-            strategy_io.save(result.reduced, result.files["reduced"])
-            result.files["audit_reduced"] = out / "audit_reduced.json"
-            save_record(result.reduced_audit, result.files["audit_reduced"])
-    if draw and out is not None:
+    if out_dir is not None:
+        save_audit_stages(result, strategy, catalog, out_dir, draw)
+    return result
+
+
+def save_audit_stages(stages: AuditStages, strategy: Strategy, catalog: Catalog,
+                      out_dir: str | Path, draw: bool = False) -> None:
+    """Write ``audit.json``, ``reduced.json`` and ``audit_reduced.json`` (those that exist) into
+    ``out_dir``, and with ``draw`` the pictures of ``strategy`` (the raw one) and the reduced
+    one; ``stages.files`` records where."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stages.files["audit"] = out / "audit.json"
+    save_record(stages.raw_audit, stages.files["audit"])
+    if stages.reduced is not None:
+        stages.files["reduced"] = out / "reduced.json"
+        strategy_io.save(stages.reduced, stages.files["reduced"])
+        stages.files["audit_reduced"] = out / "audit_reduced.json"
+        save_record(stages.reduced_audit, stages.files["audit_reduced"])
+    if draw:
         from bdi_supervisor import draw as drawing
 
-        raw_pic = drawing.render(strategy, out / "strategy_raw", catalog, result.raw_audit)
-        result.files["picture_raw"] = raw_pic.pictures[0] if raw_pic.pictures else raw_pic.dot
-        if result.reduced is not None:
-            red_pic = drawing.render(result.reduced, out / "strategy_reduced", catalog,
-                                     result.reduced_audit)
-            result.files["picture_reduced"] = (red_pic.pictures[0] if red_pic.pictures
+        raw_pic = drawing.render(strategy, out / "strategy_raw", catalog, stages.raw_audit)
+        stages.files["picture_raw"] = raw_pic.pictures[0] if raw_pic.pictures else raw_pic.dot
+        if stages.reduced is not None:
+            red_pic = drawing.render(stages.reduced, out / "strategy_reduced", catalog,
+                                     stages.reduced_audit)
+            stages.files["picture_reduced"] = (red_pic.pictures[0] if red_pic.pictures
                                                else red_pic.dot)
-    return result
 
 
 def audit_mission(strategy: Strategy, mission: Mission, spec: GR1Spec | None = None,

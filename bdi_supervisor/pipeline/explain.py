@@ -11,11 +11,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.pipeline.prepared import Prepared
 from bdi_supervisor.spec.gr1 import GR1Spec
+
+if TYPE_CHECKING:
+    from bdi_supervisor.mission.model import Mission
 
 
 @dataclass
@@ -24,7 +27,7 @@ class MissionExplanation:
     its counter-run replayed by the embedded executor (``timeline``; None without a
     counter-run) and the forced outcomes that replay it (``replay``)."""
 
-    mission: Any
+    mission: Mission
     config: str
     explanation: Any
     replay: Any = None
@@ -45,7 +48,7 @@ class MissionExplanation:
         return data
 
 
-def mission_namer(mission: Any) -> Any:
+def mission_namer(mission: Mission) -> Any:
     """Names of spec clauses in the mission's terms, with the catalog's lines."""
     from bdi_supervisor.explain.naming import Namer
     from bdi_supervisor.yamlsource import load_yaml
@@ -55,7 +58,7 @@ def mission_namer(mission: Any) -> Any:
     return Namer(doc, path)
 
 
-def explain_mission(mission: Any, overrides: dict | None = None, *, spec: GR1Spec | None = None,
+def explain_mission(mission: Mission, overrides: dict | None = None, *, spec: GR1Spec | None = None,
                     max_states: int | None = None, assumptions: bool = True
                     ) -> MissionExplanation:
     """Explain a mission's spec (generated here unless ``spec`` is given) and replay its
@@ -82,7 +85,7 @@ def explain_mission(mission: Any, overrides: dict | None = None, *, spec: GR1Spe
     return explained
 
 
-def _activates(mission: Any, outputs: dict) -> bool:
+def _activates(mission: Mission, outputs: dict) -> bool:
     """Do a strategy state's outputs start a capability (either encoding)?"""
     from bdi_supervisor.specgen.propositions import BOOTSTRAP_CAPABILITY, activation
 
@@ -92,7 +95,7 @@ def _activates(mission: Any, outputs: dict) -> bool:
                if c != BOOTSTRAP_CAPABILITY)
 
 
-def replay_counter_run(mission: Any, explanation: Any) -> tuple[Any, Any]:
+def replay_counter_run(mission: Mission, explanation: Any) -> tuple[Any, Any]:
     """Run the counter-run's lasso strategy with its outcomes forced: (replay, run result)."""
     from bdi_supervisor.explain.replay import mission_machine, replay_script
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
@@ -104,7 +107,7 @@ def replay_counter_run(mission: Any, explanation: Any) -> tuple[Any, Any]:
     return replay, result
 
 
-def load_counter_run(path: Path, mission: Any) -> Prepared:
+def load_counter_run(path: Path, mission: Mission) -> Prepared:
     """The counter-run saved in an ``explanation.json`` as a supervisor to run (``run --from
     explanation.json --force ...`` replays it)."""
     from bdi_supervisor.explain.replay import mission_machine

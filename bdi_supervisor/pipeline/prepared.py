@@ -13,6 +13,9 @@ from bdi_supervisor.errors import InputError
 from bdi_supervisor.pipeline.chain import PipelineRun, run
 
 if TYPE_CHECKING:
+    from bdi_supervisor.mission.model import Mission
+    from bdi_supervisor.pipeline.audit_reduce import AuditStages
+    from bdi_supervisor.realize.machine import SupervisorMachine
     from bdi_supervisor.synthesis.strategy import Strategy
 
 
@@ -37,7 +40,7 @@ class Prepared:
 
     raw: Strategy | None
     reduced: Strategy | None
-    machine: Any
+    machine: SupervisorMachine | None
     counts: dict[str, int | None] = field(default_factory=dict)
     audit: str | None = None
     source: str = ""
@@ -45,7 +48,7 @@ class Prepared:
     warnings: list[dict] = field(default_factory=list)
 
 
-def audit_warnings(stages: Any) -> list[dict]:
+def audit_warnings(stages: AuditStages) -> list[dict]:
     """The warnings of both audits of an ``AuditStages`` (raw first), as plain dicts."""
     found = []
     for label, record in (("raw", stages.raw_audit), ("reduced", stages.reduced_audit)):
@@ -55,7 +58,7 @@ def audit_warnings(stages: Any) -> list[dict]:
     return found
 
 
-def prepare(mission: Any, overrides: dict | None = None,
+def prepare(mission: Mission, overrides: dict | None = None,
             progress: Callable[[dict], None] | None = None) -> Prepared:
     """The mission's supervisor from the stage chain (:func:`run`: spec → well-separation →
     synthesis → audit → reduce → audit → realize; nothing written).
@@ -76,7 +79,7 @@ def prepare(mission: Any, overrides: dict | None = None,
     return prepared_from(run(mission, overrides=overrides, progress=progress), mission)
 
 
-def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
+def prepared_from(state: PipelineRun, mission: Mission) -> Prepared:
     """The :class:`Prepared` supervisor of a finished :func:`run`."""
     last = state.stages[-1]
     if state.synthesis is None:
@@ -88,13 +91,12 @@ def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
         raise NoSupervisor(state.synthesis.status,
                            f"synthesis {state.synthesis.status}"
                            + (f" ({reason})" if reason else "") + "; nothing to run",
-                           state.artifacts.get("explanation"), file=mission.file,
+                           state.explanation, file=mission.file,
                            key="request")
-    if "realize_error" in state.artifacts:
-        raise state.artifacts["realize_error"]
-    audit = state.artifacts["audit"]
-    realization = state.artifacts.get("realization")
-    machine = realization.machine if realization is not None else None
+    if state.realize_error is not None:
+        raise state.realize_error
+    audit = state.audit
+    machine = state.realization.machine if state.realization is not None else None
     counts = {"raw": len(raw.states),
               "reduced": len(audit.reduced.states) if audit.reduced is not None else None,
               "realized": len(machine.states) if machine is not None else None}
@@ -103,7 +105,7 @@ def prepared_from(state: PipelineRun, mission: Any) -> Prepared:
                     audit_warnings(audit))
 
 
-def load_folder(folder: Path, mission: Any) -> Prepared:
+def load_folder(folder: Path, mission: Mission) -> Prepared:
     """The supervisor saved in a run folder: ``reduced.json`` (required), ``strategy.json``
     (raw, optional), ``audit.json`` (its verdict, optional)."""
     from bdi_supervisor.errors import InputError

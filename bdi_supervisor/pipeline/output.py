@@ -1,0 +1,86 @@
+"""Writing a finished run: the one function that puts a :class:`PipelineRun` into its folder.
+
+``<out>/<mission>/<config>/`` holds, for the stages that ran: ``<mission>.structuredslugs`` and
+``<mission>.slugsin`` (spec), ``well_separation.json``, ``strategy.json`` (realizable) or
+``explanation.json`` (unrealizable), ``audit.json``, ``reduced.json`` and ``audit_reduced.json``
+(with ``--draw`` also ``strategy_raw.*`` and ``strategy_reduced.*``), the FlexBE package
+``behavior/``, and last ``summary.json``. Every file is written atomically (temporary file and
+rename; the behavior folder is swapped whole), and each stage's record lists its files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from bdi_supervisor.outpaths import write_text_atomic
+from bdi_supervisor.pipeline.chain import PipelineRun
+
+SUMMARY_FILE = "summary.json"
+
+
+def _spec(run: PipelineRun, folder: Path) -> list[Path]:
+    from bdi_supervisor.spec.io import format_spec
+
+    paths = []
+    for kind in ("structuredslugs", "slugsin"):
+        paths.append(folder / f"{run.mission.name}.{kind}")
+        write_text_atomic(paths[-1], format_spec(run.spec, kind))
+    return paths
+
+
+def _well_separation(run: PipelineRun, folder: Path) -> list[Path]:
+    from bdi_supervisor.separation.stage import RECORD_FILE
+
+    write_text_atomic(folder / RECORD_FILE, run.separation.to_json())
+    return [folder / RECORD_FILE]
+
+
+def _synthesis(run: PipelineRun, folder: Path) -> list[Path]:
+    from bdi_supervisor.synthesis import strategy as strategy_io
+
+    paths = []
+    if run.synthesis.strategy is not None:
+        paths.append(folder / "strategy.json")
+        strategy_io.save(run.synthesis.strategy, paths[-1])
+    if run.explanation is not None:
+        paths.append(folder / "explanation.json")
+        write_text_atomic(paths[-1], json.dumps(run.explanation.to_dict(), indent=1))
+    return paths
+
+
+def _audit(run: PipelineRun, folder: Path) -> list[Path]:
+    from bdi_supervisor.pipeline.audit_reduce import save_audit_stages
+
+    save_audit_stages(run.audit, run.synthesis.strategy, run.mission.catalog, folder, run.draw)
+    return list(run.audit.files.values())
+
+
+def _realize(run: PipelineRun, folder: Path) -> list[Path]:
+    from bdi_supervisor.realize.flexbe import write_package
+
+    if run.realization is None:
+        return []
+    run.realization.path = write_package(run.realization.package, folder / "behavior")
+    return [run.realization.path]
+
+
+#: each stage's writer, by stage name; a stage without one writes nothing
+WRITERS: dict[str, Callable[[PipelineRun, Path], list[Path]]] = {
+    "spec": _spec, "well_separation": _well_separation, "synthesis": _synthesis,
+    "audit": _audit, "realize": _realize}
+
+
+def write_run(run: PipelineRun, folder: str | Path | None = None) -> Path:
+    """Write every file of the stages that ran into ``folder`` (default: ``run.out_dir``), record
+    them in their stage records, and write ``summary.json`` last; the folder."""
+    folder = Path(folder if folder is not None else run.out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    for record in run.stages:
+        writer = WRITERS.get(record.name)
+        record.files = [str(path) for path in writer(run, folder)] if writer else []
+        if record.name == "realize" and run.realization is not None:
+            record.record = run.realization.record()  # now with its path
+    write_text_atomic(folder / SUMMARY_FILE, json.dumps(run.summary(), indent=1))
+    return folder
