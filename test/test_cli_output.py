@@ -82,16 +82,65 @@ def test_status_line_shows_phase_pass_steps_nodes_and_time():
     status({"stage": "spec"})
     assert status.text().startswith("quad · spec generation · ")
     status({"stage": "synthesis"})
-    assert "encoding" in status.text()
+    status({"phase": "encoding"})
+    assert status.text().startswith("quad · encoding · ")
+    status({"phase": "realizability"})
+    assert status.text().startswith("quad · realizability fixpoint · ")
     status({"pass": 2, "goal": 0, "goals": 3, "level": 7, "x_iterations": 12345,
             "live_nodes": 654321})
     text = status.text()
-    for part in ("realizability", "outer pass 2", "goal 1/3", "Y level 7", "12,345 cpre steps",
-                 "654,321 live nodes"):
+    for part in ("realizability fixpoint", "outer pass 2", "goal 1/3", "Y level 7",
+                 "12,345 cpre steps", "654,321 live nodes"):
         assert part in text
     assert text.endswith(" s")
-    status({"stage": "extract"})
+    status({"phase": "extraction"})
     assert "strategy extraction" in status.text() and "outer pass 2" in status.text()
+
+
+def test_status_follows_the_real_phases_of_a_run():
+    """The phase shown is the one the solver is in: the whole fixpoint used to read
+    ``encoding`` until its first Y level ended (36 s on quadcopter one-hot FP)."""
+    from bdi_supervisor import pipeline
+    from bdi_supervisor.mission import load_mission
+
+    events: list[dict] = []
+    status = SynthesisStatus("coffee", Console(file=io.StringIO()), delay=3600)
+    shown: list[str] = []
+
+    def record(event: dict) -> None:
+        events.append(event)
+        status(event)
+        shown.append(status.phase)
+
+    pipeline.run(load_mission("coffee"), progress=record)
+    steps = [e.get("stage") or e.get("phase") or ("finished " + e["finished"].name
+                                                   if "finished" in e else "pass")
+             for e in events]
+    steps = [s for i, s in enumerate(steps) if i == 0 or s != steps[i - 1]]  # Y levels once
+    assert steps == ["spec", "finished spec", "well_separation", "finished well_separation",
+                     "synthesis", "encoding", "realizability", "pass", "extraction",
+                     "finished synthesis", "audit", "finished audit", "realize",
+                     "finished realize"]
+    assert "realizability fixpoint" in shown and "strategy extraction" in shown
+
+
+def test_synthesize_prints_each_stage_line_as_the_stage_ends(capsys, monkeypatch, tmp_path):
+    """``spec: OK`` is printed when the spec stage ends, before synthesis starts."""
+    from bdi_supervisor.synthesis import synthesize as module
+
+    real = module.synthesize
+    before: list[str] = []
+
+    def spying(*args, **kwargs):
+        before.append(capsys.readouterr().out)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "synthesize", spying)
+    assert main(["synthesize", "coffee", "--quiet", "--out", str(tmp_path)]) == 0
+    assert before[0].startswith("spec: OK (")
+    assert "well_separation: WELL_SEPARATED (" in before[0]
+    assert "synthesis:" not in before[0]
+    assert capsys.readouterr().out.startswith("synthesis: REALIZABLE (")
 
 
 def test_status_appears_only_after_its_delay_and_leaves_nothing():
@@ -105,6 +154,6 @@ def test_status_appears_only_after_its_delay_and_leaves_nothing():
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=120)
     with SynthesisStatus("slow", console, delay=0.05) as status:
-        status({"stage": "synthesis"})
+        status({"phase": "encoding"})
         time.sleep(0.6)
     assert "slow · encoding" in buffer.getvalue()

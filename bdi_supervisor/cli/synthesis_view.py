@@ -20,9 +20,11 @@ from bdi_supervisor.synthesis.result import SynthesisResult
 _STYLE = {Realizability.REALIZABLE: "bold green", Realizability.UNREALIZABLE: "bold red"}
 
 
-#: what a pipeline stage or solver event is doing, as the status line shows it
+#: what a pipeline stage or a solver phase is doing, as the status line shows it
 PHASES = {"spec": "spec generation", "well_separation": "well-separation",
-          "synthesis": "encoding", "extract": "strategy extraction",
+          "synthesis": "synthesis", "encoding": "encoding",
+          "realizability": "realizability fixpoint", "diagnosis": "unrealizability diagnosis",
+          "extraction": "strategy extraction", "explain": "explanation",
           "audit": "audit and reduction", "realize": "realization"}
 #: seconds before the status appears (quick runs print only their result)
 STATUS_DELAY = 1.0
@@ -50,12 +52,12 @@ class SynthesisStatus:
         self._timer.daemon = True
 
     def __call__(self, event: dict) -> None:
-        if "stage" in event:
-            self.phase = PHASES.get(event["stage"], event["stage"])
-            if event["stage"] != "extract":
+        step = event.get("stage") or event.get("phase")
+        if step is not None:  # a pipeline stage or a solver phase begins
+            self.phase = PHASES.get(step, step)
+            if step != "extraction":  # extraction keeps the fixpoint's last counts
                 self.fields = {}
-        else:
-            self.phase = "realizability"
+        elif "pass" in event:  # a Y level of the realizability fixpoint ended
             self.fields = event
 
     def text(self) -> str:
@@ -103,6 +105,20 @@ def solving_status(name: str, quiet: bool = False) -> Iterator:
         return
     with SynthesisStatus(name, console) as status:
         yield status
+
+
+def stage_lines(status: SynthesisStatus | None, console: Console):
+    """A progress callback that prints each pipeline stage's line (``spec: OK (0.012 s)``) as
+    the stage ends and passes every event on to ``status``."""
+
+    def on_event(event: dict) -> None:
+        record = event.get("finished")
+        if record is not None:
+            console.print(f"[bold]{record.name}[/]: {record.status} ({record.seconds:.3f} s)")
+        elif status is not None:
+            status(event)
+
+    return on_event
 
 
 def print_result(result: SynthesisResult, console: Console | None = None) -> None:

@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print_audit_warnings,
         print_result,
         solving_status,
+        stage_lines,
     )
     from bdi_supervisor.display import output_console
     from bdi_supervisor.mission import load_mission
@@ -86,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
     overrides = {**solver_overrides(args), **overrides_from_args(args)}
     if args.declaration_order:
         overrides["declaration_order"] = args.declaration_order
-    with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
+    console = output_console()
+    with solving_status(mission.name, quiet=args.json or args.quiet) as status:
+        progress = status if args.json else stage_lines(status, console)
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, progress=progress,
                               draw=args.draw)
     realize_error = result.realize_error
@@ -94,9 +97,6 @@ def run(args: argparse.Namespace) -> int:
         json.dump(result.summary(), sys.stdout, indent=1)
         print()
     else:
-        console = output_console()
-        for stage in result.stages:
-            console.print(f"[bold]{stage.name}[/]: {stage.status} ({stage.seconds:.3f} s)")
         if result.synthesis is not None:
             print_result(result.synthesis, console)
         explained = result.explanation

@@ -186,6 +186,8 @@ def run(mission: Mission, *, overrides: dict | None = None, out_dir: str | Path 
         stages: list[Callable[[PipelineRun], StageRecord]] | None = None,
         draw: bool = False) -> PipelineRun:
     """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default).
+    ``progress`` hears ``{"stage": name}`` as a stage starts, ``{"finished": record}`` as it
+    ends, and the solver's events (:func:`~bdi_supervisor.synthesis.synthesize.synthesize`).
 
     ``overrides`` replace fields of the mission's :class:`SynthesisOptions` (what a command line
     or a sweep sets wins)."""
@@ -202,6 +204,8 @@ def run(mission: Mission, *, overrides: dict | None = None, out_dir: str | Path 
         record = stage(state)
         record.seconds = time.perf_counter() - started
         state.stages.append(record)
+        if progress is not None:
+            progress({"finished": record})
         if record.blocking and not record.ok:
             break
     if folder is not None:

@@ -90,7 +90,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     bdd = manager(2 * (metrics.input_bits + metrics.output_bits))
     auto = options.reordering and options.reorder_threshold is None
     solution: gr1.Solution | None = None
-    clock = _PhaseClock(metrics, budget)
+    clock = _PhaseClock(metrics, budget, progress)
     try:
         clock.enter("encoding")
         game = build_game(spec, order=options.order, seed=options.seed, reordering=auto,
@@ -113,8 +113,6 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
         else:
             result.status = Realizability.REALIZABLE
             if options.extract:
-                if progress is not None:
-                    progress({"stage": "extract"})
                 clock.enter("extraction")
                 result.strategy = extract(game, solution, initial=options.initial,
                                           name=spec.name, budget=budget,
@@ -151,17 +149,22 @@ _PHASE_TEXT = {"encoding": "spec encoding", "realizability": "the realizability 
 
 
 class _PhaseClock:
-    """Adds the wall time of each phase to its ``Metrics`` field and names it on the budget."""
+    """Adds the wall time of each phase to its ``Metrics`` field, names it on the budget and
+    tells ``progress`` (``{"phase": "realizability"}``) as each begins."""
 
-    def __init__(self, metrics: Metrics, budget: gr1.Budget) -> None:
+    def __init__(self, metrics: Metrics, budget: gr1.Budget,
+                 progress: gr1.Progress | None = None) -> None:
         self.metrics = metrics
         self.budget = budget
+        self.progress = progress
         self.phase = ""
         self.begin = 0.0
 
     def enter(self, phase: str) -> None:
         self.leave()
         self.phase = self.budget.phase = phase
+        if self.progress is not None:
+            self.progress({"phase": phase})
         self.begin = time.perf_counter()
 
     def leave(self) -> None:
