@@ -98,11 +98,52 @@ def render_plain(grid: Table) -> str:
     return "\n".join(lines)
 
 
+#: the narrowest a column of wrapped text (a description) is shown; narrower, it is left out
+MIN_WRAPPED = 16
+
+
+def keep_whole(grid: Table, width: int) -> list[str]:
+    """Size ``grid``'s columns for a terminal ``width`` wide without cutting a name or a
+    verdict: a column of names or verdicts keeps its longest one on a line (the first column
+    each cell), text of several words (a description, a formula) wraps at word boundaries, and
+    where even that does not fit, such columns after the first are left out, last first.
+    Returns the headers of the columns left out."""
+    rows = plain_rows(grid)
+    widths, wrapped = [], []
+    for index, column in enumerate(grid.columns):
+        cells = [row[index] for row in rows]
+        longest = max((len(cell) for cell in cells), default=0)
+        word = max((len(w) for cell in cells for w in cell.split()), default=0)
+        several = any(len(cell.split()) > 1 for cell in cells[1:])
+        if index == 0 and not several:
+            column.no_wrap, column.min_width = True, longest
+        else:
+            column.min_width = max(column.min_width or 0, word)
+            column.overflow = "fold"
+        widths.append(max(column.min_width, MIN_WRAPPED) if several else column.min_width)
+        wrapped.append(several and index > 0)  # the first column is never left out
+    dropped = []
+    overhead = 3 * len(widths) + 1  # padding and borders
+    for index in reversed(range(len(widths))):
+        if sum(widths) + overhead <= width:
+            break
+        if wrapped[index]:
+            dropped.append(_cell_text(grid.columns[index].header))
+            del grid.columns[index], widths[index]
+            overhead -= 3
+    return dropped[::-1]
+
+
 def print_table(grid: Table, console: Console | None = None) -> None:
-    """Print ``grid``: rich on a terminal, :func:`render_plain` text otherwise."""
+    """Print ``grid``: rich on a terminal, sized by :func:`keep_whole`; :func:`render_plain`
+    text otherwise."""
     console = console or output_console()
     if console.is_terminal:
+        dropped = keep_whole(grid, console.width)
         console.print(grid)
+        if dropped:
+            console.print(f"[dim]({', '.join(dropped)} left out: the terminal is "
+                          f"{console.width} columns wide; piped, every column is printed)[/]")
     else:
         console.file.write(render_plain(grid) + "\n")
         console.file.flush()

@@ -157,3 +157,47 @@ def test_status_appears_only_after_its_delay_and_leaves_nothing():
         status({"phase": "encoding"})
         time.sleep(0.6)
     assert "slow · encoding" in buffer.getvalue()
+
+
+def _terminal(width: int) -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, force_terminal=True, width=width, color_system=None), buffer
+
+
+def _missions_table():
+    grid = table("mission", "defaults", "sim", "description")
+    for name in ("quadcopter_pihawk_dropout", "logistics_p0_holding_start", "coffee"):
+        grid.add_row(name, "enumerated-SP", "quadcopter",
+                     "PiHawk with a 1 s pose dropout, which ends aborted and exits 1")
+    return grid
+
+
+def test_narrow_terminal_keeps_names_and_verdicts_whole():
+    """Mission names used to be cut to ``quadcopter…`` at 80-100 columns: names and verdicts
+    stay whole, the description wraps, or is left out (saying so) when it cannot fit."""
+    for width, description in ((200, "whole"), (100, "wrapped"), (70, "left out")):
+        console, buffer = _terminal(width)
+        print_table(_missions_table(), console)
+        text = buffer.getvalue()
+        assert all(len(line) <= width for line in text.splitlines()), text
+        for name in ("quadcopter_pihawk_dropout", "logistics_p0_holding_start",
+                     "enumerated-SP", "quadcopter"):
+            assert f" {name} " in text, (width, text)
+        assert "…" not in text
+        if description == "whole":
+            assert "which ends aborted and exits 1" in text
+        elif description == "wrapped":
+            assert "PiHawk" in text and "exits 1" in text
+            assert "which ends aborted and exits 1" not in text
+        else:
+            assert "PiHawk" not in text
+            assert "(description left out: the terminal is 70 columns wide" in text
+
+
+def test_long_formulas_wrap_and_the_verdict_stays():
+    grid = table("property", "verdict")
+    grid.add_row("AG(bel br -> EF bb) & " * 4 + "true", "YES")
+    console, buffer = _terminal(40)
+    print_table(grid, console)
+    text = buffer.getvalue()
+    assert " YES " in text and all(len(line) <= 40 for line in text.splitlines())
