@@ -77,6 +77,9 @@ def resolve(kind: str, text: str | Path) -> Path:
     singular = {"missions": "mission", "catalogs": "catalog", "worlds": "world",
                 "ctl": "CTL structure", "sweeps": "sweep"}.get(kind, kind)
     shipped = names(kind)
-    raise InputError(f"{singular} file not found", file=str(text),
+    from bdi_supervisor.errors import suggestion
+
+    raise InputError(f"{singular} file not found" + suggestion(path.stem, shipped),
+                     file=str(text),
                      expected=f"an existing YAML file or a shipped {singular} name"
                      + (f" ({', '.join(shipped)})" if shipped else ""))

@@ -201,3 +201,52 @@ def test_long_formulas_wrap_and_the_verdict_stays():
     print_table(grid, console)
     text = buffer.getvalue()
     assert " YES " in text and all(len(line) <= 40 for line in text.splitlines())
+
+
+def _subcommand_parsers():
+    import argparse
+
+    from bdi_supervisor.cli.main import build_parser as supervisor
+    from bdi_supervisor.cli.monitor import build_parser as monitor
+
+    for tool, build in (("bdi-supervisor", supervisor), ("bdi-monitor", monitor)):
+        parser = build()
+        choices = next(a for a in parser._actions
+                       if isinstance(a, argparse._SubParsersAction)).choices
+        for name, sub in choices.items():
+            yield tool, parser, name, sub
+
+
+def test_every_subcommand_help_is_plain_text_with_examples_that_parse():
+    """``--help`` without reST markup (````…````, ``:mod:``), and 1-3 examples per subcommand,
+    each a command line its parser accepts."""
+    import re
+    import shlex
+
+    seen = 0
+    for tool, parser, name, sub in _subcommand_parsers():
+        text = sub.format_help()
+        assert "``" not in text and not re.search(r":[a-z]+:`", text), (name, text)
+        lines = text.split("examples:\n", 1)[1].splitlines()
+        ours = [line.split("  #")[0].strip() for line in lines if line.strip()]
+        assert 1 <= len([c for c in ours if c.split()[1] == name]) <= 3, (name, ours)
+        for command in ours:
+            words = shlex.split(command)
+            if words[0] == tool and words[1] == name:
+                parser.parse_args(words[1:])  # exits (SystemExit) on a bad example
+        seen += 1
+    assert seen >= 11
+
+
+def test_typos_get_the_nearest_option_command_choice_and_mission(capsys):
+    import pytest
+
+    for argv, hint in ((["synthesize", "coffee", "--enconding", "one-hot"], "'--encoding'"),
+                       (["synthesise", "coffee"], "'synthesize'"),
+                       (["run", "coffee", "--encoding", "onehot"], "'one-hot'")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        assert f"(did you mean {hint}?)" in capsys.readouterr().err
+    assert main(["run", "cofee"]) == 2
+    assert "mission file not found (did you mean 'coffee'?)" in capsys.readouterr().err

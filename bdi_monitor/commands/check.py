@@ -20,6 +20,7 @@ from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
 from bdi_monitor.models.reference import load_model
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import BudgetExceeded, InputError
@@ -33,6 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "or JSON file, or a model reference such as grid:n=512,worlds=8). "
                     "Prints YES, or NO with a counterexample DAG. Exit 0 if all properties "
                     "hold, 1 if some is false, 2 on bad input, 3 when --time-budget ran out.")
+    parser.epilog = examples(
+        "bdi-monitor check beer:actual=w1 'AG(bel br -> EF bb)' 'AG(bel br -> AF bb)'  # exit 1",
+        "bdi-monitor check grid:n=64,worlds=8 'AG(bel br -> EF bb)' --time-budget 30",
+        "bdi-monitor check beer:actual=w3 'bel EF bb' --witness --json")
     parser.add_argument("model", help="structure file (YAML or .json, see "
                         "bdi_monitor.structure) or model reference NAME:KEY=VALUE,... "
                         "(grid:n=N,worlds=M,obstacles=wall|none|random:SEED,actual=K; "

@@ -11,6 +11,7 @@ import argparse
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.models.grid import grid_structure
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
@@ -30,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Generate the n×n grid beer robot (directions north, east, south, west, "
                     "stay; worlds over beer-in-fridge × person-at-door, further instances move "
                     "the fridge) as a structure file for 'bdi-monitor check'.")
+    parser.epilog = examples(
+        'bdi-monitor grid --size 8 --obstacles wall -o out/grid8.yaml',
+        'bdi-monitor grid --size 64 --worlds 8 -o out/grid64.json')
     parser.add_argument("--size", type=int, required=True, help="grid side n (≥ 2)")
     parser.add_argument("--worlds", type=int, default=4,
                         help="number of world instances (default 4)")

@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode, PropertyValue
 from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
@@ -29,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "BDI-state log through the monitor, printing every verdict change at the "
                     "record that caused it. Exit 0 if every property ends true, 1 otherwise, "
                     "2 on bad input.")
+    parser.epilog = examples(
+        'bdi-supervisor run beer_robot --bdi-log beer.jsonl',
+        'bdi-monitor replay beer.jsonl')
     parser.add_argument("log", metavar="LOG.jsonl", help="BDI-state records, one JSON per line")
     parser.add_argument("--mission", metavar="M",
                         help="mission file (default: the mission named in the log)")
@@ -77,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     log = Path(args.log)
     problem = file_problem(log)
     if problem is not None:
-        raise InputError(f"cannot read the log: it {problem}", file=str(log))
+        raise InputError("log file not found" if problem == "not found" else
+                         f"cannot read the log: it {problem}", file=str(log))
     mission = _mission_path(log, args.mission)
     monitor = create_monitor(mission, args.from_dir)
     if not monitor.names:

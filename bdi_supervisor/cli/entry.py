@@ -16,20 +16,82 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
 from bdi_supervisor.cli import streams
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.errors import suggestion
+
+#: reST markup of the docstrings the help is made from: ``code``, :role:`~path.name`
+_REST = re.compile(r"``([^`]+)``|:[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
+
+
+def plain_help(text: str) -> str:
+    """``text`` without reST markup (``synthesize`` → synthesize, :mod:`~a.b` → b)."""
+    return _REST.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Help without reST markup; a description keeps its paragraphs, and the examples (lines
+    that start with a space, the epilog of :func:`examples`) stay as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for block in re.split(r"\n\s*\n", plain_help(text).strip("\n")):
+            if block.startswith((" ", "examples:")):
+                paragraphs.append(block)
+            else:
+                paragraphs.append(super()._fill_text(block, width, indent))
+        return "\n\n".join(paragraphs)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return super()._split_lines(plain_help(text), width)
+
+
+def examples(*lines: str) -> str:
+    """The epilog of a subcommand's help: its examples, one command line each (``# why``)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 class SuiteParser(argparse.ArgumentParser):
-    """The parser of both command lines and their subcommands."""
+    """The parser of both command lines and their subcommands: help without reST markup
+    (:class:`HelpFormatter`), the nearest option or choice suggested for a typo, and write
+    errors of the help let through."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["formatter_class"] = HelpFormatter
+        super().__init__(*args, **kwargs)
 
     def _print_message(self, message: str, file=None) -> None:
         # argparse drops write errors; a closed pipe or a full device must reach :func:`run`
         if message:
             (file or sys.stderr).write(message)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            options = self._option_strings(getattr(parsed, "command", None))
+            words = [f"{extra}{suggestion(extra.split('=')[0], options)}"
+                     if extra.startswith("-") else extra for extra in extras]
+            self.error("unrecognized arguments: " + " ".join(words))
+        return parsed
+
+    def error(self, message: str):
+        choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
+        if choice is not None:
+            message += suggestion(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        super().error(message)
+
+    def _option_strings(self, command: str | None) -> list[str]:
+        """The options of this parser and of the subcommand ``command``."""
+        parsers = [self]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                parsers.append(action.choices[command])
+        return [option for parser in parsers for action in parser._actions
+                for option in action.option_strings]
 
 
 def build_parser(prog: str, description: str, package: str,

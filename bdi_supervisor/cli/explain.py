@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
 from bdi_supervisor.cli.synthesize import add_override_arguments, overrides_from_args
 
@@ -31,6 +32,9 @@ def register(subparsers) -> None:
         "explain", help="why a mission or spec is unrealizable: core, counter-strategy, "
                         "counter-run", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.epilog = examples(
+        'bdi-supervisor explain two_rivers_goat_stays        # exit 1: unrealizable',
+        'bdi-supervisor explain two_rivers_goat_stays --json')
     parser.add_argument("target", metavar="MISSION|SPEC",
                         help="mission file or shipped mission name, or a .structuredslugs / "
                              ".slugsin spec")

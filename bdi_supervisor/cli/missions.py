@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 
@@ -19,7 +20,10 @@ from bdi_supervisor.errors import InputError
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "missions", help="list the shipped missions (run them by name from any directory)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__)
+    parser.epilog = examples(
+        'bdi-supervisor missions',
+        'bdi-supervisor missions --json')
     parser.add_argument("--json", action="store_true", help="print one JSON record per mission")
     parser.set_defaults(func=run)
 

@@ -9,6 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 
 
@@ -20,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "behavior module, its manifest and the ament_python package files, written "
                     "to DIR/behavior/. Exit 0 on success, 2 on bad input.",
     )
+    parser.epilog = examples(
+        'bdi-supervisor synthesize coffee --out out',
+        'bdi-supervisor realize out/coffee/one-hot-SP/reduced.json --mission coffee --out out/coffee-flexbe')
     parser.add_argument("strategy", metavar="STRATEGY.json", help="strategy file (reduced.json)")
     parser.add_argument("--mission", required=True, metavar="MISSION",
                         help="mission (file or shipped name) whose catalog the strategy was "

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
 from bdi_supervisor.common import ExitCode
 
@@ -30,6 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "execute it against a simulator; print the timeline. Exit 0 when the goal "
                     "is reached, 1 when the run ends otherwise, 2 on bad input.",
     )
+    parser.epilog = examples(
+        'bdi-supervisor run coffee_extended --seed 1',
+        'bdi-supervisor run vending_extended --force "pay=failure pay=failure"',
+        'bdi-supervisor run beer_robot --bdi-log beer.jsonl --json')
     parser.add_argument("mission", metavar="MISSION",
                         help="mission file or shipped mission name (bdi-supervisor missions)")
     parser.add_argument("--sim", metavar="SIM",

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from bdi_supervisor.options import SynthesisOptions
 
 
+from bdi_supervisor.cli.entry import examples
+
+
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
     """Solver knobs shared by ``solve`` and ``synthesize``."""
     group = parser.add_argument_group("solver")
@@ -77,7 +80,11 @@ def options_from_args(args: argparse.Namespace) -> SynthesisOptions:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "solve", help="GR(1) synthesis of a .structuredslugs / .slugsin spec",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__)
+    parser.epilog = examples(
+        'bdi-supervisor spec coffee -o coffee.structuredslugs',
+        'bdi-supervisor solve coffee.structuredslugs --strategy coffee.json',
+        'bdi-supervisor solve coffee.structuredslugs --time-budget 60 --json')
     parser.add_argument("spec", help="SPEC.structuredslugs or SPEC.slugsin")
     parser.add_argument("--json", action="store_true", help="print the synthesis record as JSON")
     parser.add_argument("--strategy", metavar="OUT.json", help="write the explicit strategy")

@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.options import ENCODINGS, LIVENESS
 
@@ -28,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Generate the GR(1) specification of a mission (catalog + request + custom "
                     "constraints). Exit 0 on success, 2 on bad input.",
     )
+    parser.epilog = examples(
+        'bdi-supervisor spec vending',
+        'bdi-supervisor spec two_rivers --encoding enumerated --format json',
+        'bdi-supervisor spec coffee --check-separation --core')
     parser.add_argument("mission", metavar="MISSION",
                         help="mission file or shipped mission name (bdi-supervisor missions)")
     parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding (default: the mission's)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 
 
@@ -21,6 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run a sweep (missions × encoding × liveness × pending × seeds × reordering × "
                     "repeats), resuming where an earlier run stopped, on a local process pool or "
                     "a Dask cluster; optionally write CSV/Markdown/PNG reports.")
+    parser.epilog = examples(
+        'bdi-supervisor sweep ci_small --report        # -> out/sweeps/ci_small/',
+        'bdi-supervisor sweep ci_small --report-only',
+        'bdi-supervisor sweep my_sweep.yaml --scheduler tcp://127.0.0.1:8786')
     parser.add_argument("sweep", metavar="SWEEP.yaml",
                         help="sweep file, or the name of a shipped sweep (ci_small, …)")
     parser.add_argument("--scheduler", metavar="ADDRESS",

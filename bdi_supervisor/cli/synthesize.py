@@ -13,6 +13,7 @@ import json
 import shutil
 import sys
 
+from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.options import ENCODINGS, LIVENESS
@@ -24,7 +25,11 @@ OVERRIDES = ("encoding", "liveness", "pending")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "synthesize", help="run a mission: spec generation and GR(1) synthesis (and later stages)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__)
+    parser.epilog = examples(
+        'bdi-supervisor synthesize coffee_extended        # -> out/coffee_extended/one-hot-SP/',
+        'bdi-supervisor synthesize vending_extended --liveness fair-outcome --pending --draw',
+        'bdi-supervisor synthesize logistics_p1 --time-budget 60 --json')
     parser.add_argument("mission", metavar="MISSION",
                         help="mission file or shipped mission name (bdi-supervisor missions)")
     add_override_arguments(parser)
