@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("bdi_supervisor", "bdi_monitor", "bdi_supervisor.common",
                     "bdi_supervisor.errors",
                     "bdi_supervisor.limits", "bdi_supervisor.outpaths",
-                    "bdi_supervisor.interrupts",
+                    "bdi_supervisor.interrupts", "bdi_supervisor.helptext",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
                     "bdi_supervisor.display", "bdi_supervisor.bdd", "bdi_supervisor.graph",
                     "bdi_supervisor.options")),

@@ -20,10 +20,10 @@ from bdi_monitor.checker import Checker
 from bdi_monitor.counterexample import explain
 from bdi_monitor.logic import parse
 from bdi_monitor.models.reference import load_model
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import BudgetExceeded, InputError
+from bdi_supervisor.helptext import examples
 from bdi_supervisor.limits import positive_finite
 
 

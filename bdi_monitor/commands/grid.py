@@ -11,10 +11,10 @@ import argparse
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.models.grid import grid_structure
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.helptext import examples
 
 
 def _cell(text: str) -> tuple[int, int]:

@@ -16,10 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode, PropertyValue
 from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.helptext import examples
 from bdi_supervisor.shipped import shipped_file
 
 
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
     log = Path(args.log)
     problem = file_problem(log)
     if problem is not None:
-        raise InputError("log file not found" if problem == "not found" else
-                         f"cannot read the log: it {problem}", file=str(log))
+        raise InputError("cannot read the log: it " + (
+            "does not exist" if problem == "not found" else problem), file=str(log))
     mission = _mission_path(log, args.mission)
     monitor = create_monitor(mission, args.from_dir)
     if not monitor.names:

@@ -23,41 +23,12 @@ from collections.abc import Sequence
 from bdi_supervisor.cli import streams
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import suggestion
-
-#: reST markup of the docstrings the help is made from: ``code``, :role:`~path.name`
-_REST = re.compile(r"``([^`]+)``|:[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
-
-
-def plain_help(text: str) -> str:
-    """``text`` without reST markup (``synthesize`` → synthesize, :mod:`~a.b` → b)."""
-    return _REST.sub(lambda m: m.group(1) or m.group(2), text)
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """Help without reST markup; a description keeps its paragraphs, and the examples (lines
-    that start with a space, the epilog of :func:`examples`) stay as written."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        paragraphs = []
-        for block in re.split(r"\n\s*\n", plain_help(text).strip("\n")):
-            if block.startswith((" ", "examples:")):
-                paragraphs.append(block)
-            else:
-                paragraphs.append(super()._fill_text(block, width, indent))
-        return "\n\n".join(paragraphs)
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        return super()._split_lines(plain_help(text), width)
-
-
-def examples(*lines: str) -> str:
-    """The epilog of a subcommand's help: its examples, one command line each (``# why``)."""
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+from bdi_supervisor.helptext import HelpFormatter
 
 
 class SuiteParser(argparse.ArgumentParser):
     """The parser of both command lines and their subcommands: help without reST markup
-    (:class:`HelpFormatter`), the nearest option or choice suggested for a typo, and write
+    (:class:`~bdi_supervisor.helptext.HelpFormatter`), the nearest option or choice suggested for a typo, and write
     errors of the help let through."""
 
     def __init__(self, *args, **kwargs) -> None:

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.helptext import examples
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

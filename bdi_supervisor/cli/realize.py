@@ -9,8 +9,8 @@ import argparse
 import json
 from pathlib import Path
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.helptext import examples
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

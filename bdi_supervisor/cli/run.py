@@ -17,9 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.helptext import examples
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

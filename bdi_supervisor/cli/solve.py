@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from bdi_supervisor.options import SynthesisOptions
 
 
-from bdi_supervisor.cli.entry import examples
+from bdi_supervisor.helptext import examples
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,8 +15,8 @@ import argparse
 import json
 import sys
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.helptext import examples
 from bdi_supervisor.options import ENCODINGS, LIVENESS
 
 FORMATS = ("structuredslugs", "slugsin", "json")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.helptext import examples
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -13,9 +13,9 @@ import json
 import shutil
 import sys
 
-from bdi_supervisor.cli.entry import examples
 from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.helptext import examples
 from bdi_supervisor.options import ENCODINGS, LIVENESS
 
 #: the synthesis-section keys that :func:`add_override_arguments` overrides
