@@ -92,7 +92,10 @@ def test_bad_binding_is_bad_input_before_anything_runs(folder, capsys, extra, me
 
 def test_missing_folder_and_bad_script_are_bad_input(tmp_path, folder, capsys):
     assert main(["run", mission(folder), "--from", str(tmp_path / "nowhere")]) == 2
-    assert "reduced.json" in capsys.readouterr().err
+    assert "nowhere: run folder does not exist" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["run", mission(folder), "--from", str(tmp_path / "empty")]) == 2
+    assert "run folder has no reduced.json" in capsys.readouterr().err
     assert main(["run", mission(folder), "--from", str(folder), "--force", "soda=boom"]) == 2
     assert "does not declare" in capsys.readouterr().err
 
@@ -191,3 +194,14 @@ def test_installed_simulators_are_found_without_importing_the_domains():
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "pyrobosim"
     assert "'quadcopter'" in done.stdout
+
+
+def test_operator_without_a_terminal_says_so_once(capsys, monkeypatch):
+    """``--operator`` with stdin not a terminal takes the suggestions, and says so once."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["run", "coffee_extended", "--operator", "--seed", "1", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("--operator: standard input is not a terminal, so operator decisions "
+                     "take their suggestion") == 1

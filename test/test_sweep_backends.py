@@ -99,3 +99,19 @@ def test_cli_from_a_deleted_working_folder_exits_2(sweep_file, tmp_path):
                             timeout=120)
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("error: the current folder no longer exists")
+
+
+def test_report_without_matplotlib_names_the_extra(sweep_file, tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    out = tmp_path / "out"
+    assert main(["sweep", str(sweep_file), "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None
+                        if name in ("matplotlib", "pyarrow") else real(name, *a, **k))
+    monkeypatch.setattr("bdi_supervisor.sweep.report.plot", lambda rows, path: None)
+    capsys.readouterr()
+    assert main(["sweep", str(sweep_file), "--out", str(out), "--report-only"]) == 0
+    err = capsys.readouterr().err
+    assert "the .png plot and the .parquet table not written: matplotlib, pyarrow not " \
+           "installed; pip install 'bdi_supervisor[reports]'" in err

@@ -150,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
                          max_steps=args.max_steps)
     interactive = not args.json and not args.quiet and sys.stderr.isatty()
     ask = _ask if args.operator and sys.stdin.isatty() else None
+    if args.operator and ask is None:
+        print("--operator: standard input is not a terminal, so operator decisions take their "
+              "suggestion", file=sys.stderr)
     callbacks = []
     view = ProgressView() if interactive and ask is None else None
     monitor = _monitor(args, mission, prepared, view)

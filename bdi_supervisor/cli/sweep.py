@@ -41,6 +41,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: what a report leaves out without a module of the ``reports`` extra
+_LEFT_OUT = {"matplotlib": "the .png plot", "pyarrow": "the .parquet table"}
+
+
+def _say_what_reports_need(console) -> None:
+    """Name the extra to install when the PNG plot or the Parquet table was not written."""
+    import importlib.util
+
+    from bdi_supervisor.runtime.extras import Extra
+
+    missing = [module for module in _LEFT_OUT if importlib.util.find_spec(module) is None]
+    if missing:
+        extra = Extra("reports", tuple(_LEFT_OUT), "sweep plots and Parquet tables")
+        console.print(f"{' and '.join(_LEFT_OUT[m] for m in missing)} not written: "
+                      f"{', '.join(missing)} not installed; {extra.install}", style="yellow",
+                      markup=False)
+
+
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.display import output_console
     from bdi_supervisor.errors import InputError
@@ -76,4 +94,5 @@ def run(args: argparse.Namespace) -> int:
         rows = unique_rows(read_rows(out / RESULTS_FILE), {t.key for t in sweep.trials})
         for path in write_reports(rows, out, sweep.name):
             console.print(f"wrote {path}")
+        _say_what_reports_need(console)
     return ExitCode.NEGATIVE if errors else ExitCode.OK

@@ -114,6 +114,10 @@ def load_folder(folder: Path, mission: Mission) -> Prepared:
     from bdi_supervisor.synthesis import strategy as strategy_io
 
     reduced_path = folder / "reduced.json"
+    if not folder.is_dir():
+        raise InputError("run folder does not exist" if not folder.exists() else
+                         "run folder is not a folder", file=str(folder),
+                         expected="a folder written by bdi-supervisor synthesize --out")
     if not reduced_path.is_file():
         raise InputError("run folder has no reduced.json", file=str(folder),
                          expected="a folder written by bdi-supervisor synthesize --out")
