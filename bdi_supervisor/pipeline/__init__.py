@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         output_files,
         run,
         stage_audit,
+        stage_execute,
         stage_realize,
         stage_spec,
         stage_synthesis,
@@ -56,8 +57,8 @@ if TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(("AuditStages", "audit_and_reduce", "audit_mission"), "audit_reduce"),
     **dict.fromkeys(("STAGES", "PipelineRun", "StageRecord", "check_before", "output_files", "run",
-                     "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
-                     "stage_well_separation"), "chain"),
+                     "stage_audit", "stage_execute", "stage_realize", "stage_spec",
+                     "stage_synthesis", "stage_well_separation"), "chain"),
     **dict.fromkeys(("MissionExplanation", "explain_mission", "load_counter_run",
                      "mission_namer", "replay_counter_run"), "explain"),
     **dict.fromkeys(("NoSupervisor", "Prepared", "audit_warnings", "load_folder", "prepare",
@@ -69,8 +70,8 @@ __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "Pipel
            "Prepared", "StageRecord", "audit_and_reduce", "audit_mission", "audit_warnings",
            "check_before", "explain_mission", "load_counter_run", "load_folder",
            "mission_namer", "output_files", "prepare", "prepared_from", "replay_counter_run",
-           "run", "stage_audit", "stage_realize", "stage_spec", "stage_synthesis",
-           "stage_well_separation", "write_run"]
+           "run", "stage_audit", "stage_execute", "stage_realize", "stage_spec",
+           "stage_synthesis", "stage_well_separation", "write_run"]
 
 
 def __getattr__(name: str):

@@ -176,6 +176,19 @@ def stage_realize(run: PipelineRun) -> StageRecord:
     return StageRecord("realize", StageStatus.OK, record=run.realization.record())
 
 
+def stage_execute(run: PipelineRun) -> StageRecord:
+    """Forced-outcome acceptance of the realized supervisor in the embedded executor
+    (:mod:`bdi_supervisor.runtime.acceptance`): every declared outcome at every state goes where
+    the strategy says, and a forced run reaches the goal. Not in :data:`STAGES`; sweeps add it
+    (``execute: true``) for the "executable" column."""
+    from bdi_supervisor.runtime.acceptance import accept
+
+    realization = run.artifacts["realization"]
+    result = accept(run.mission, realization.machine, run.artifacts["audit"].reduced)
+    status = StageStatus.OK if result.executable else "FAILED"
+    return StageRecord("execute", status, record=result.record(), ok=result.executable)
+
+
 #: the stage chain; later stages insert themselves here
 STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_well_separation,
                                                       stage_synthesis, stage_audit, stage_realize]
