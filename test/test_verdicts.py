@@ -32,8 +32,8 @@ from expected_verdicts import (
 from bdi_supervisor import pipeline
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
-from bdi_supervisor.spec.generate import generate_spec
 from bdi_supervisor.spec.io import format_spec
+from bdi_supervisor.specgen.generate import generate_spec
 
 
 def _mission(group: str):
@@ -94,7 +94,7 @@ FAST_CELLS = [c for c in CELLS if c not in SLOW and c[0] in ("two_rivers", "logi
 def test_slugs_verdict_and_its_own_strategy_agree(group, encoding, config, tmp_path):
     """slugs decides the same spec the same way, and its own explicit strategy has the same
     audit verdict and defect classes: the trap is the game's, not an artefact of our extraction."""
-    from bdi_supervisor.audit.stage import audit_mission
+    from bdi_supervisor.pipeline import audit_mission
     from bdi_supervisor.synthesis.slugs_json import from_slugs_json
 
     mission = _mission(group)
