@@ -227,6 +227,66 @@ def test_cycle_with_an_exit_is_not_a_trap():
     assert GOAL_UNREACHABLE_TRAP not in kinds(record)
 
 
+#: the Fair-Outcome + pending shape: `move` may fail; after a failure the strategy cycles through
+#: three capabilities that always complete, with `move` still pending and never selected again
+PARKING = make_catalog({"move": (CF,), "log": (("completed",),), "report": (("completed",),),
+                        "wait": (("completed",),)})
+
+
+def _parking(exit_from_cycle: bool = False):
+    """``exit_from_cycle``: `wait` may also fail, and its failure leads back to `move`."""
+    catalog = PARKING if not exit_from_cycle else make_catalog(
+        {"move": (CF,), "log": (("completed",),), "report": (("completed",),), "wait": (CF,)})
+    rows = [
+        ("", "move_a move_p", [1, 2]),             # 0
+        ("move_c", "finished", []),                # 1 goal (terminal)
+        ("move_f", "log_a move_p", [3]),           # 2 log the failure
+        ("log_c", "report_a move_p", [4]),         # 3 ┐
+        ("report_c", "wait_a move_p", [5]),        # 4 │ the closed three-state cycle
+        ("wait_c", "log_a move_p", [3]),           # 5 ┘
+    ]
+    if exit_from_cycle:
+        rows[4] = ("report_c", "wait_a move_p wait_p", [5, 6])
+        rows.append(("wait_f", "move_a move_p", [1, 2]))  # 6 back to move
+    return catalog, one_hot(catalog, rows)
+
+
+@pytest.mark.parametrize("encoding", ["one-hot", "enumerated"])
+def test_closed_three_state_cycle_is_a_trap(encoding):
+    catalog, strategy = _parking()
+    if encoding == "enumerated":  # capabilities numbered alphabetically: log 1, move 2, ...
+        strategy = enumerated(catalog, [
+            ("", "capability=2", [1, 2]),
+            ("completed", "finished", []),
+            ("failure", "capability=1", [3]),
+            ("completed", "capability=3", [4]),
+            ("completed", "capability=4", [5]),
+            ("completed", "capability=1", [3]),
+        ])
+    record = audit(strategy, catalog)
+    assert record.verdict == AuditVerdict.FAIL and kinds(record) == [GOAL_UNREACHABLE_TRAP]
+    (trap,) = record.defects
+    assert trap.states == [3, 4, 5]
+    # the counterexample leads from the initial state into the cycle through the failure
+    assert [s.state for s in trap.trace] == [0, 2, 3]
+
+
+def test_three_state_cycle_with_an_environment_exit_is_not_a_trap():
+    catalog, strategy = _parking(exit_from_cycle=True)
+    record = audit(strategy, catalog)
+    assert GOAL_UNREACHABLE_TRAP not in kinds(record)
+    # it is a livelock: an environment that always completes `wait` keeps the robot there
+    assert record.warning_kinds == [ENVIRONMENT_SUSTAINED_LIVELOCK]
+
+
+def test_trap_survives_reduction_and_is_found_again():
+    catalog, strategy = _parking()
+    reduced = reduce(strategy)
+    record = audit(reduced, catalog)
+    assert kinds(record) == [GOAL_UNREACHABLE_TRAP]
+    assert len(record.defects[0].states) == 3
+
+
 def test_recurrence_goal_needs_a_cycle_through_it():
     # br_c is seen once, then the strategy loops on bd only
     strategy = one_hot(COFFEE, [("", "br_a", [1]), ("br_c", "bd_a", [2]), ("bd_c", "bd_a", [2])])

@@ -24,6 +24,7 @@ from expected_verdicts import (
     GROUPS,
     MISSIONS,
     SLOW,
+    TRAP,
     Cell,
     expected,
     overrides,
@@ -112,3 +113,34 @@ def test_slugs_verdict_and_its_own_strategy_agree(group, encoding, config, tmp_p
         strategy = from_slugs_json(json.loads((tmp_path / "strategy.json").read_text()), spec)
         raw = audit_mission(strategy, mission, spec, out_dir=None).raw_audit
         assert (raw.verdict, tuple(sorted(set(raw.defect_kinds)))) == (cell.audit, cell.defects)
+
+
+# ------------------------------------------------------------------ the modelling choice
+
+
+def _retrying_in_place(mission):
+    """The mission with its failures no longer routed through ``log_failed``: a failed
+    capability may simply stay selected (retried at once)."""
+    catalog = mission.catalog
+    capabilities = {name: dataclasses.replace(cap, transitions={})
+                    for name, cap in catalog.capabilities.items() if name != "log_failed"}
+    catalog = dataclasses.replace(catalog, capabilities=capabilities)
+    return dataclasses.replace(mission, catalog=catalog)
+
+
+@pytest.mark.parametrize("group, config", [("two_rivers", "F"), ("two_rivers", "FP"),
+                                           ("logistics_p0", "F")])
+def test_retrying_in_place_is_what_keeps_fair_outcome_realizable(group, config):
+    """What decides the Fair-Outcome verdicts is whether a failed capability may stay selected.
+    Retried in place, it stays active until it completes, so "an active capability eventually
+    completes" is an assumption the system can use: F is realizable and FP passes the audit (no
+    capability left to repeat while the failure is pending). Routed through ``log_failed`` (the
+    shipped catalogs, as in the reference's Two-Rivers), F is unrealizable and FP is a trap."""
+    mission = _retrying_in_place(_mission(group))
+    run = pipeline.run(mission, overrides=overrides("enumerated", config))
+    stages = {s.name: s for s in run.stages}
+    assert stages["synthesis"].status == Realizability.REALIZABLE
+    assert stages["audit"].status == "PASS"
+    shipped = expected(group, "enumerated", config)
+    assert (shipped.synthesis, shipped.defects) in {(Realizability.UNREALIZABLE, ()),
+                                                    (Realizability.REALIZABLE, (TRAP,))}

@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("must be at least 1", key="--workers", found=str(args.workers),
                          expected="a positive number of workers")
     out = Path(args.out) if args.out else Path("out") / "sweeps" / sweep.name
-    check_output_dir(out, "results folder", files=(RESULTS_FILE, *(
-        f"{sweep.name}.{ext}" for ext in ("csv", "md", "png", "parquet"))))
+    reports = [f"{sweep.name}.{ext}" for ext in ("csv", "md", "png", "parquet")]
+    check_output_dir(out, "results folder",
+                     files=(RESULTS_FILE, *reports, f"{sweep.name}_verdicts.md"))
     console = output_console(stderr=True)
     errors = 0
     if not args.report_only:
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{outcome.errors} errors → {outcome.results}")
     if args.report or args.report_only:
         rows = unique_rows(read_rows(out / RESULTS_FILE), {t.key for t in sweep.trials})
-        for path in write_reports(rows, out, sweep.name):
+        for path in write_reports(rows, out, sweep.name, sweep.compare):
             console.print(f"wrote {path}")
         _say_what_reports_need(console)
     return ExitCode.NEGATIVE if errors else ExitCode.OK

@@ -14,6 +14,8 @@ A sweep file (paths relative to the file)::
       - {enabled: true, threshold: null}
     repeats: 1
     budgets: {time_s: 60, nodes: null}     # per trial
+    execute: false                         # also run forced-outcome acceptance (executable)
+    compare: paper_verdicts.yaml           # a verdict reference file (sweep/verdicts.py)
 
 Each trial's key is a hash of its parameters, so a sweep can be resumed and extended.
 """
@@ -33,7 +35,7 @@ from bdi_supervisor.outpaths import check_name
 from bdi_supervisor.yamlsource import YamlDoc, file_problem, load_yaml
 
 KEYS = ("name", "missions", "encoding", "liveness", "pending", "declaration_order", "seeds",
-        "reordering", "repeats", "budgets")
+        "reordering", "repeats", "budgets", "execute", "compare")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class Trial:
     repeat: int
     time_budget_s: float | None
     node_budget: int | None
+    #: also run forced-outcome acceptance of the realized supervisor
+    execute: bool = False
 
     @property
     def params(self) -> dict[str, Any]:
@@ -58,8 +62,11 @@ class Trial:
 
     @property
     def key(self) -> str:
-        """Stable hash of the parameters (mission by file name, so sweeps can move)."""
+        """Stable hash of the parameters (mission by file name, so sweeps can move; ``execute``
+        only when set, so the keys of sweeps without it stay what they were)."""
         params = dict(self.params, mission=Path(self.mission).name)
+        if not self.execute:
+            del params["execute"]
         text = json.dumps(params, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -82,6 +89,8 @@ class Sweep:
     name: str
     file: str
     trials: tuple[Trial, ...]
+    #: the verdict reference file to compare with (``compare:``), resolved
+    compare: str | None = None
 
 
 def _choices(doc: YamlDoc, key: str, default: list, allowed: tuple | None, kind: type,
@@ -159,14 +168,23 @@ def sweep_from_doc(doc: YamlDoc) -> Sweep:
                        "positive seconds or null")
     nodes = _positive(doc, budgets.get("nodes"), ("budgets", "nodes"), int,
                       "a positive node count or null")
+    execute = doc.expect(doc.data.get("execute", False), bool, ("execute",), "true | false")
+    compare = doc.data.get("compare")
+    if compare is not None:
+        doc.expect(compare, str, ("compare",), "a verdict reference file")
+        problem = file_problem(base / compare)
+        if problem is not None:
+            raise doc.error(f"verdict reference file {problem}", ("compare",),
+                            found=excerpt(compare), expected="an existing YAML file")
+        compare = str((base / compare).resolve())
     trials = tuple(
-        Trial(m, e, lv, p, order, s, r, t, k, time_s, nodes)
+        Trial(m, e, lv, p, order, s, r, t, k, time_s, nodes, execute)
         for m, e, lv, p, s, (r, t), k in itertools.product(
             missions, encodings, liveness, pending, seeds, reorderings, range(repeats)))
     keys = [t.key for t in trials]
     if len(set(keys)) != len(keys):
         raise doc.error("the grid lists the same trial twice", (), expected="distinct values")
-    return Sweep(name, str(doc.file), trials)
+    return Sweep(name, str(doc.file), trials, compare)
 
 
 def load_sweep(path: str | Path) -> Sweep:

@@ -271,9 +271,11 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     return path
 
 
-def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep") -> list[Path]:
+def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep",
+                  compare: str | Path | None = None) -> list[Path]:
     """``<name>.csv``, ``<name>.parquet`` (if pyarrow), ``<name>.md``, ``<name>.png`` (if
-    matplotlib) in ``out_dir``; returns the files written."""
+    matplotlib) in ``out_dir``, and with ``compare`` (a verdict reference file) the verdict
+    comparison ``<name>_verdicts.md``; returns the files written."""
     out = make_dirs(out_dir, "report folder")
     files = []
     write_text_atomic(child(out, name, ".csv", "sweep name"), to_csv(rows))
@@ -283,6 +285,12 @@ def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep") ->
         files.append(parquet)
     write_text_atomic(out / f"{name}.md", markdown_table(rows))
     files.append(out / f"{name}.md")
+    if compare is not None:
+        from bdi_supervisor.sweep.verdicts import comparison_table, load_reference
+
+        table = comparison_table(rows, load_reference(compare))
+        write_text_atomic(out / f"{name}_verdicts.md", table)
+        files.append(out / f"{name}_verdicts.md")
     picture = plot(rows, out / f"{name}.png") if rows else None
     if picture:
         files.append(picture)

@@ -1,6 +1,6 @@
 """One trial: load the mission, run the pipeline (:func:`bdi_supervisor.pipeline.run`: spec,
-well-separation, synthesis, audit → reduce → audit, realize) with the trial's overrides and
-budgets, and flatten every stage record into one JSON row (``<stage>.status``,
+well-separation, synthesis, audit → reduce → audit, realize, and with ``execute`` the
+forced-outcome acceptance) with the trial's overrides and budgets, and flatten every stage record into one JSON row (``<stage>.status``,
 ``<stage>.seconds``, ``<stage>.<record key>``).
 
 A stage after one that stopped the chain (synthesis ``INCOMPLETE`` or ``UNREALIZABLE``, a failed
@@ -45,10 +45,11 @@ def _stage(out: dict, name: str, status: str, seconds: float, record: dict) -> N
 def _pipeline(mission: Any, trial: Trial, out: dict) -> None:
     from bdi_supervisor import pipeline
 
-    run = pipeline.run(mission, overrides=trial.overrides(), out_dir=None)
+    stages = [*pipeline.STAGES, pipeline.stage_execute] if trial.execute else pipeline.STAGES
+    run = pipeline.run(mission, overrides=trial.overrides(), out_dir=None, stages=stages)
     for stage in run.stages:
         _stage(out, stage.name, stage.status, stage.seconds, stage.record)
-    for stage in pipeline.STAGES[len(run.stages):]:  # after a blocking stage stopped the chain
+    for stage in stages[len(run.stages):]:  # after a blocking stage stopped the chain
         out[f"{stage.__name__.removeprefix('stage_')}.status"] = StageStatus.SKIPPED
 
 

@@ -1,0 +1,122 @@
+"""The liveness comparison of a sweep against a verdict reference (sweep/verdicts.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.sweep import verdicts as v
+from bdi_supervisor.sweep.grid import load_sweep
+from bdi_supervisor.yamlsource import parse_yaml
+
+SWEEPS = Path(__file__).resolve().parents[1] / "config" / "sweeps"
+
+
+def row(mission="m", config="one-hot-S", **fields):
+    base = {"mission_name": mission, "config": config, "status": "OK",
+            "synthesis.status": "REALIZABLE", "audit.status": "PASS", "audit.raw_defects": "",
+            "realize.status": "OK"}
+    base.update(fields)
+    return base
+
+
+@pytest.mark.parametrize("fields, verdict", [
+    ({}, v.REALIZED),
+    ({"execute.status": "OK"}, v.REALIZED),
+    ({"execute.status": "FAILED"}, v.NOT_EXECUTABLE),
+    ({"synthesis.status": "UNREALIZABLE"}, v.UNREALIZABLE),
+    ({"synthesis.status": "INCOMPLETE"}, v.INCOMPLETE),
+    ({"audit.status": "FAIL", "audit.raw_defects": "GOAL_UNREACHABLE_TRAP"}, v.TRAP),
+    ({"audit.status": "FAIL", "audit.raw_defects": "DEADLOCK"}, v.AUDIT_FAIL),
+    ({"audit.status": "INCOMPLETE"}, v.INCOMPLETE),
+    ({"realize.status": "FAILED"}, v.NOT_REALIZED),
+    ({"status": "ERROR"}, v.ERROR),
+])
+def test_a_row_reads_as_one_verdict(fields, verdict):
+    assert v.verdict_of(row(**fields)) == verdict
+
+
+def test_not_realized_agrees_with_every_failure_but_not_with_realized():
+    assert all(v.agrees(ours, v.NOT_REALIZED) for ours in v.VERDICTS if ours != v.REALIZED)
+    assert not v.agrees(v.REALIZED, v.NOT_REALIZED)
+    assert v.agrees(v.TRAP, v.TRAP) and not v.agrees(v.REALIZED, v.TRAP)
+
+
+REFERENCE = """
+source: a paper
+case_studies:
+  m: {label: M, verdicts: {S: realized, FP: trap, one-hot-F: unrealizable}}
+notes:
+  m/FP: why FP
+  m/enumerated-F: why enumerated F
+"""
+
+
+def test_reference_cells_and_the_table():
+    reference = v.reference_from_doc(parse_yaml(REFERENCE, "ref.yaml"))
+    assert reference.verdict("m", "enumerated", "S") == v.REALIZED
+    assert reference.verdict("m", "one-hot", "F") == v.UNREALIZABLE
+    assert reference.verdict("m", "enumerated", "F") is None
+    rows = [row(), row(config="enumerated-S"),
+            row(config="one-hot-FP", **{"audit.status": "FAIL",
+                                        "audit.raw_defects": "GOAL_UNREACHABLE_TRAP"}),
+            row(config="enumerated-FP"),
+            row(config="one-hot-F", **{"synthesis.status": "UNREALIZABLE"}),
+            row(config="enumerated-F", **{"synthesis.status": "UNREALIZABLE"}),
+            row(mission="other")]
+    table = v.comparison_table(rows, reference)
+    lines = table.splitlines()
+    assert lines[2].startswith("| M (`m`) | one-hot | realized / realized ✓ |")
+    assert "trap / trap ✓ [1]" in lines[2] and "unrealizable / unrealizable ✓" in lines[2]
+    assert "realized / trap ✗ [1]" in lines[3] and "unrealizable [2]" in lines[3]
+    assert lines[4].startswith("| `other` | one-hot | realized |")
+    assert "1. why FP" in table and "2. why enumerated F" in table
+    assert v.disagreements(rows, reference) == [("m", "enumerated", "FP", v.REALIZED, v.TRAP)]
+
+
+def test_trials_of_one_cell_that_differ_are_counted():
+    rows = [row(), row(**{"synthesis.status": "UNREALIZABLE"}), row()]
+    assert v.summarize(rows)[("m", "one-hot", "S")] == "realized×2, unrealizable×1"
+
+
+@pytest.mark.parametrize("text, key", [
+    ("case_studies: {m: {verdicts: {X: realized}}}", "case_studies.m.verdicts.X"),
+    ("case_studies: {m: {verdicts: {S: great}}}", "case_studies.m.verdicts.S"),
+    ("case_studies: {m: {verdicts: {S: realized}, extra: 1}}", "case_studies.m"),
+    ("case_studies: {}\nnotes: {m/Q: x}", "notes.m/Q"),
+    ("source: a", ""),
+])
+def test_a_bad_reference_names_the_key(text, key):
+    with pytest.raises(InputError) as error:
+        v.reference_from_doc(parse_yaml(text, "ref.yaml"))
+    assert "ref.yaml" in str(error.value) and key in str(error.value)
+
+
+def test_the_paper_sweep_executes_and_compares_with_the_paper():
+    sweep = load_sweep(SWEEPS / "paper.yaml")
+    assert sweep.compare == str((SWEEPS / "paper_verdicts.yaml").resolve())
+    assert all(t.execute for t in sweep.trials)
+    reference = v.load_reference(sweep.compare)
+    missions = {Path(t.mission).stem for t in sweep.trials}
+    assert set(reference.case_studies) <= missions
+    # every stated verdict has a configuration in the grid
+    configs = {(Path(t.mission).stem, t.config) for t in sweep.trials}
+    for mission, study in reference.case_studies.items():
+        for encoding, config in study.verdicts:
+            assert (mission, f"{encoding}-{config}") in configs
+
+
+def test_execute_enters_a_trials_key_only_when_set():
+    """Sweeps without ``execute`` keep the trial keys they had, so their results resume."""
+    import dataclasses
+    import hashlib
+    import json
+
+    trial = load_sweep(SWEEPS / "ci_small.yaml").trials[0]
+    params = {k: val for k, val in trial.params.items() if k != "execute"}
+    params["mission"] = Path(trial.mission).name
+    text = json.dumps(params, sort_keys=True, separators=(",", ":"))
+    assert trial.key == hashlib.sha256(text.encode()).hexdigest()[:16]
+    assert dataclasses.replace(trial, execute=True).key != trial.key
