@@ -35,6 +35,7 @@ OK = Cell(Realizability.REALIZABLE, audit=AuditVerdict.PASS, executable=True)
 #: the same, but the environment assumptions are not well-separated
 OK_NWS = dataclasses.replace(OK, separation=Separation.NON_WELL_SEPARATED)
 UNREALIZABLE = Cell(Realizability.UNREALIZABLE)
+UNREALIZABLE_NWS = dataclasses.replace(UNREALIZABLE, separation=Separation.NON_WELL_SEPARATED)
 #: realizable, not well-separated, and the raw strategy walks into a goal-unreachable trap
 TRAP_NWS = Cell(Realizability.REALIZABLE, Separation.NON_WELL_SEPARATED, AuditVerdict.FAIL,
                 (TRAP,))
@@ -46,8 +47,10 @@ GROUPS = {
     "vending": ("vending",),
     "vending_extended": ("vending_extended",),
     "two_rivers": ("two_rivers",),
+    "two_rivers_goat_stays": ("two_rivers_goat_stays",),
     "beer_robot": ("beer_robot",),
     "logistics_p0": ("logistics_p0", "logistics_p0_faults"),
+    "logistics_p0_holding_start": ("logistics_p0_holding_start",),
     "logistics_p1": ("logistics_p1", "logistics_p1_faults"),
     "quadcopter": ("quadcopter_crazyflie", "quadcopter_pihawk", "quadcopter_pihawk_dropout"),
 }
@@ -59,8 +62,13 @@ EXPECTED: dict[str, dict[str, tuple[Cell, Cell, Cell, Cell]]] = {
     "vending": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK)),
     "vending_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK_NWS)),
     "two_rivers": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, TRAP_NWS)),
+    # the designer mistakes of docs/explain.md: unrealizable in every configuration
+    "two_rivers_goat_stays": dict.fromkeys(ENCODINGS, (UNREALIZABLE, UNREALIZABLE, UNREALIZABLE,
+                                                       UNREALIZABLE_NWS)),
     "beer_robot": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK_NWS)),
     "logistics_p0": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, TRAP_NWS)),
+    "logistics_p0_holding_start": dict.fromkeys(
+        ENCODINGS, (UNREALIZABLE, UNREALIZABLE, UNREALIZABLE, UNREALIZABLE_NWS)),
     "logistics_p1": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, TRAP_NWS)),
     "quadcopter": {"one-hot": (OK, OK, OK, TRAP_NWS), "enumerated": (OK, OK, OK, OK_NWS)},
 }

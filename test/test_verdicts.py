@@ -44,7 +44,7 @@ def _mission(group: str):
 def _observed(group: str, encoding: str, config: str) -> Cell:
     mission = _mission(group)
     run = pipeline.run(mission, overrides=overrides(encoding, config),
-                       stages=[*pipeline.STAGES, pipeline.stage_execute])
+                       stages=[*pipeline.STAGES, pipeline.stage_execute], explain=False)
     stages = {s["name"]: s for s in run.summary()["stages"]}
     audit = stages.get("audit")
     execute = stages.get("execute")
@@ -137,7 +137,7 @@ def test_retrying_in_place_is_what_keeps_fair_outcome_realizable(group, config):
     capability left to repeat while the failure is pending). Routed through ``log_failed`` (the
     shipped catalogs, as in the reference's Two-Rivers), F is unrealizable and FP is a trap."""
     mission = _retrying_in_place(_mission(group))
-    run = pipeline.run(mission, overrides=overrides("enumerated", config))
+    run = pipeline.run(mission, overrides=overrides("enumerated", config), explain=False)
     stages = {s.name: s for s in run.stages}
     assert stages["synthesis"].status == Realizability.REALIZABLE
     assert stages["audit"].status == "PASS"

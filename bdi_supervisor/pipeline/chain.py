@@ -60,6 +60,8 @@ class PipelineRun:
     progress: Callable[[dict], None] | None = None
     #: also render pictures of the raw and reduced strategies
     draw: bool = False
+    #: explain an unrealizable spec (synthesis stage); sweeps that want verdicts only turn it off
+    explain: bool = True
     spec: GR1Spec | None = None
     separation: SeparationRecord | None = None
     synthesis: SynthesisResult | None = None
@@ -124,14 +126,15 @@ def stage_well_separation(run: PipelineRun) -> StageRecord:
 
 def stage_synthesis(run: PipelineRun) -> StageRecord:
     """Solve the spec (``strategy.json`` when realizable) and explain an unrealizable one
-    (:func:`~bdi_supervisor.pipeline.explain.explain_mission`, ``explanation.json``)."""
+    (:func:`~bdi_supervisor.pipeline.explain.explain_mission`, ``explanation.json``) unless
+    ``run.explain`` is off."""
     from bdi_supervisor.synthesis.synthesize import synthesize
 
     # the generated spec is already in the mission's declaration order
     solver = dataclasses.replace(run.options, order="as-written")
     run.synthesis = result = synthesize(run.spec, solver, progress=run.progress)
     record = result.to_dict()
-    if result.status == Realizability.UNREALIZABLE:
+    if result.status == Realizability.UNREALIZABLE and run.explain:
         if run.progress is not None:
             run.progress({"stage": "explain"})
         from bdi_supervisor.pipeline.explain import explain_mission
@@ -183,8 +186,7 @@ def stage_execute(run: PipelineRun) -> StageRecord:
     (``execute: true``) for the "executable" column."""
     from bdi_supervisor.runtime.acceptance import accept
 
-    realization = run.artifacts["realization"]
-    result = accept(run.mission, realization.machine, run.artifacts["audit"].reduced)
+    result = accept(run.mission, run.realization.machine, run.audit.reduced)
     status = StageStatus.OK if result.executable else "FAILED"
     return StageRecord("execute", status, record=result.record(), ok=result.executable)
 
@@ -197,19 +199,19 @@ STAGES: list[Callable[[PipelineRun], StageRecord]] = [stage_spec, stage_well_sep
 def run(mission: Mission, *, overrides: dict | None = None, out_dir: str | Path | None = None,
         progress: Callable[[dict], None] | None = None,
         stages: list[Callable[[PipelineRun], StageRecord]] | None = None,
-        draw: bool = False) -> PipelineRun:
+        draw: bool = False, explain: bool = True) -> PipelineRun:
     """Run the stage chain on a loaded mission; ``out_dir`` is the root (``out/`` by default).
     ``progress`` hears ``{"stage": name}`` as a stage starts, ``{"finished": record}`` as it
     ends, and the solver's events (:func:`~bdi_supervisor.synthesis.synthesize.synthesize`).
 
     ``overrides`` replace fields of the mission's :class:`SynthesisOptions` (what a command line
-    or a sweep sets wins)."""
+    or a sweep sets wins). ``explain``: explain an unrealizable spec (``explanation.json``)."""
     overrides = dict(overrides or {})
     options = dataclasses.replace(mission.synthesis, **overrides)
     folder = Path(out_dir) / mission.name / options.config if out_dir is not None else None
     stages = stages or STAGES
     check_before(mission, folder, stages)
-    state = PipelineRun(mission, options, overrides, folder, progress, draw)
+    state = PipelineRun(mission, options, overrides, folder, progress, draw, explain)
     for stage in stages:
         if progress is not None:
             progress({"stage": stage.__name__.removeprefix("stage_")})

@@ -46,7 +46,8 @@ def _pipeline(mission: Any, trial: Trial, out: dict) -> None:
     from bdi_supervisor import pipeline
 
     stages = [*pipeline.STAGES, pipeline.stage_execute] if trial.execute else pipeline.STAGES
-    run = pipeline.run(mission, overrides=trial.overrides(), out_dir=None, stages=stages)
+    run = pipeline.run(mission, overrides=trial.overrides(), out_dir=None, stages=stages,
+                       explain=False)
     for stage in run.stages:
         _stage(out, stage.name, stage.status, stage.seconds, stage.record)
     for stage in stages[len(run.stages):]:  # after a blocking stage stopped the chain
