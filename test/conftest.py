@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from ros_helpers import next_domain
+from support.ros_helpers import next_domain
 
 import bdi_supervisor.domains  # noqa: F401  (the tests run supervisors: register the simulators)
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from _audit_builders import COFFEE, coffee_strategy, enumerated, make_catalog, one_hot
+from support.audit_builders import COFFEE, coffee_strategy, enumerated, make_catalog, one_hot
 
 from bdi_supervisor.audit import AuditOptions, audit, infer_encoding
 from bdi_supervisor.audit.protocol import ProtocolView

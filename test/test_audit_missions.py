@@ -3,6 +3,7 @@
 import dataclasses
 
 import pytest
+from support.paths import MISSIONS
 
 from bdi_supervisor.mission.loader import load_mission
 from bdi_supervisor.pipeline.audit_reduce import audit_mission
@@ -14,7 +15,7 @@ from bdi_supervisor.synthesis import synthesize as synthesis
 @pytest.mark.parametrize("liveness", ["system-goal", "fair-outcome"])
 @pytest.mark.parametrize("pending", [True, False])
 def test_coffee_reduces_four_to_three(encoding, liveness, pending, tmp_path):
-    mission = load_mission("config/missions/coffee.yaml")
+    mission = load_mission(MISSIONS / "coffee.yaml")
     options = dataclasses.replace(mission.synthesis, encoding=encoding, liveness=liveness,
                                   pending=pending)
     mission = dataclasses.replace(mission, synthesis=options)

@@ -8,9 +8,9 @@ pairwise reachability in the goal-free graph.
 import itertools
 from collections import deque
 
-from _audit_builders import make_catalog, one_hot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.audit_builders import make_catalog, one_hot
 
 from bdi_supervisor.audit import AuditOptions, audit
 from bdi_supervisor.audit.record import (

@@ -4,7 +4,8 @@ import dataclasses
 import json
 
 import pytest
-from _audit_builders import one_hot
+from support.audit_builders import one_hot
+from support.paths import MISSIONS
 
 from bdi_supervisor.audit.config import audit_config, mission_goals
 from bdi_supervisor.audit.predicates import compile_predicate
@@ -14,7 +15,7 @@ from bdi_supervisor.pipeline.audit_reduce import audit_mission
 from bdi_supervisor.synthesis import strategy as strategy_io
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
 
-COFFEE = load_mission("config/missions/coffee.yaml")
+COFFEE = load_mission(MISSIONS / "coffee.yaml")
 
 
 def coffee(loop_target=1):

@@ -15,14 +15,14 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_harness import run_cli
+from support.cli_harness import run_cli
+from support.paths import ROOT
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.structuredslugs import parse_spec
 from bdi_supervisor.synthesis.synthesize import synthesize
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
 CATALOGS = ROOT / "config" / "catalogs"
 HUGE = "[INPUT]\n\n[OUTPUT]\nx:0...1099511627775\n\n[SYS_TRANS]\nx' = x\n"

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import realize_cases as cases
 import yaml
+from support import realize_cases as cases
+from support.paths import ROOT
 
 from bdi_supervisor.catalog.interfaces import (
     resolve_interface,
@@ -22,8 +23,6 @@ from bdi_supervisor.catalog.loader import load_catalog
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.machine import build_machine
 from bdi_supervisor.realize.stage import realize
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("cls", sorted(stock_states()))

@@ -1,9 +1,9 @@
 """Catalog loader: the reference files load unchanged; every class of bad input is located."""
 
-from pathlib import Path
 
 import pytest
-from reference_data import REFERENCE, needs_reference, reference_params
+from support.paths import CATALOGS
+from support.reference_data import REFERENCE, needs_reference, reference_params
 
 from bdi_supervisor.catalog.loader import catalog_from_doc, load_catalog, load_mappings
 from bdi_supervisor.errors import InputError
@@ -11,7 +11,6 @@ from bdi_supervisor.spec.formula import And, Compare, Not, Num, Or, Var
 from bdi_supervisor.yamlsource import parse_yaml
 
 FLEXBE = REFERENCE / "flexbe_synthesis"
-CONFIG = Path(__file__).resolve().parents[1] / "config" / "catalogs"
 
 
 @pytest.mark.parametrize("path", reference_params("flexbe_synthesis/*/capabilities/*.yaml"))
@@ -33,14 +32,14 @@ def test_reference_mappings_load(path):
 @pytest.mark.parametrize("name", ["coffee_capabilities_extended", "vending_capabilities_extended"])
 def test_shipped_catalogs_equal_the_reference(name):
     folder = "coffee_maker" if name.startswith("coffee") else "vending_demo"
-    ours = load_catalog(CONFIG / (name.split("_")[0] + "_extended.yaml"))
+    ours = load_catalog(CATALOGS / (name.split("_")[0] + "_extended.yaml"))
     theirs = load_catalog(FLEXBE / folder / "capabilities" / f"{name}.yaml")
     assert ours.capabilities == theirs.capabilities
     assert ours.variables == theirs.variables and ours.memory == theirs.memory
 
 
 def test_coffee_extended_details():
-    catalog = load_catalog(CONFIG / "coffee_extended.yaml")
+    catalog = load_catalog(CATALOGS / "coffee_extended.yaml")
     bd = catalog.capabilities["bd"]
     assert bd.outcomes == ("completed", "failure")
     assert bd.flexbe_outcomes == {"button": "completed", "fail": "failure"}
@@ -52,7 +51,7 @@ def test_coffee_extended_details():
 
 
 def test_vending_parameters_setters_transitions():
-    catalog = load_catalog(CONFIG / "vending_extended.yaml")
+    catalog = load_catalog(CATALOGS / "vending_extended.yaml")
     select = catalog.capabilities["select"]
     assert select.free_setters == {"completed": ("item",)}
     assert select.transitions == {"completed": (Var("soda"), Var("beer"), Var("snack"))}

@@ -3,14 +3,13 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.spec.io import load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = sorted((ROOT / "config" / "missions").glob("*.yaml"))
 
 

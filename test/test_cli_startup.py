@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 #: libraries none of the checked paths needs (rich: only for terminal output; yaml: missions and
 #: catalogs; networkx: dd's optional graph export; numpy: the CTL-BDI peers)
 HEAVY = ("rich", "yaml", "networkx", "numpy", "matplotlib")

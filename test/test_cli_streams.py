@@ -15,9 +15,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_harness import Fault, command, run_process
+from support.cli_harness import Fault, command, run_process
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 BEER = ROOT / "config" / "ctl" / "beer.yaml"
 SMALL = "[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\nb' <-> a'\n"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
-from ctl_oracle import Explicit
-from ctl_strategies import formulas, structures
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.ctl_oracle import Explicit
+from support.ctl_strategies import formulas, structures
+from support.paths import BENCH
 
 from bdi_monitor.logic import parse
 from bdi_monitor.logic.ast import walk
@@ -20,7 +20,7 @@ from bdi_monitor.models.beer import PHI1, PHI2
 from bdi_monitor.models.grid import grid_structure
 
 np = pytest.importorskip("numpy")
-_PATH = Path(__file__).resolve().parents[1] / "bench" / "ctl" / "explicit_numpy.py"
+_PATH = BENCH / "ctl" / "explicit_numpy.py"
 _SPEC = importlib.util.spec_from_file_location("explicit_numpy", _PATH)
 peer = importlib.util.module_from_spec(_SPEC)
 sys.modules["explicit_numpy"] = peer  # dataclasses look their module up there

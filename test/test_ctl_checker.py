@@ -4,10 +4,10 @@ the seed's case study and grid benchmark, and the until-falsity (lasso) regressi
 from __future__ import annotations
 
 import pytest
-from ctl_oracle import Explicit, as_tuple, replay
-from ctl_strategies import formulas, structures
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.ctl_oracle import Explicit, as_tuple, replay
+from support.ctl_strategies import formulas, structures
 
 from bdi_monitor.checker import Checker, check
 from bdi_monitor.counterexample import explain

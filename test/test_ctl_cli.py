@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctl_oracle import Explicit
+from support.ctl_oracle import Explicit
+from support.paths import CTL_MODELS
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.counterexample import Certificate, Edge, Obligation
@@ -13,8 +14,7 @@ from bdi_monitor.logic import parse
 from bdi_monitor.product import ProductNode
 from bdi_supervisor.cli.monitor import main
 
-ROOT = Path(__file__).resolve().parents[1]
-BEER = str(ROOT / "config/ctl/beer.yaml")
+BEER = str(CTL_MODELS / "beer.yaml")
 PHI1, PHI2 = "AG(bel br -> EF bb)", "AG(bel br -> AF bb)"
 
 
@@ -37,7 +37,7 @@ def _certificate(record: dict, structure) -> Certificate:
 
 
 def test_check_beer_json_and_replay(capsys):
-    from ctl_oracle import replay
+    from support.ctl_oracle import replay
     assert main(["check", BEER, PHI1, PHI2, "EF bb", "--json", "--witness"]) == 1
     record = json.loads(capsys.readouterr().out)
     assert record["reachable_nodes"] == 20

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from ctl_oracle import Explicit, as_tuple, replay
-from ctl_strategies import formulas, structures
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.ctl_oracle import Explicit, as_tuple, replay
+from support.ctl_strategies import formulas, structures
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.checker import Checker

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ctl_strategies import formulas
 from hypothesis import given, settings
+from support.ctl_strategies import formulas
 
 from bdi_monitor.logic import Atom, Binary, Modal, Not, Temporal, Until, parse, to_text
 from bdi_monitor.logic.ast import walk

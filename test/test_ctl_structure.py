@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from ctl_strategies import structures
 from hypothesis import HealthCheck, given, settings
+from support.ctl_strategies import structures
+from support.paths import CTL_MODELS
 
 from bdi_monitor import structure as structure_io
 from bdi_monitor.models.beer import beer_structure
 from bdi_monitor.models.grid import grid_structure
 from bdi_monitor.product import explore
 from bdi_supervisor.errors import InputError
-
-ROOT = Path(__file__).resolve().parents[1]
 
 MINIMAL = """\
 directions: [go, stay]
@@ -46,7 +43,7 @@ def test_yaml_round_trip(tmp_path_factory, structure):
 
 
 def test_shipped_beer_model_is_the_generator_s():
-    loaded = structure_io.load(ROOT / "config/ctl/beer.yaml")
+    loaded = structure_io.load(CTL_MODELS / "beer.yaml")
     assert structure_io.to_data(loaded) == structure_io.to_data(beer_structure())
 
 

@@ -3,7 +3,7 @@
 import shutil
 
 import pytest
-from _audit_builders import COFFEE, coffee_strategy, make_catalog, one_hot
+from support.audit_builders import COFFEE, coffee_strategy, make_catalog, one_hot
 
 from bdi_supervisor import draw
 from bdi_supervisor.audit import audit

@@ -10,10 +10,10 @@ import shutil
 import subprocess
 
 import pytest
-from explain_checker import check_core, check_counter_strategy, realizable, subspec
 from hypothesis import HealthCheck, assume, given, settings
-from reference_data import needs_reference, reference_params
-from synthesis_checker import random_specs
+from support.explain_checker import check_core, check_counter_strategy, realizable, subspec
+from support.reference_data import needs_reference, reference_params
+from support.synthesis_checker import random_specs
 
 from bdi_supervisor.explain import counterstrategy
 from bdi_supervisor.explain.arena import ClauseArena

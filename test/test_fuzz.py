@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import itertools
 
-import fuzz_cases
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import fuzz_cases
 
 #: examples per class in CI (the long run is bench/fuzz/run.py)
 EXAMPLES = {"catalog": 40, "mission": 30, "structuredslugs": 40, "slugsin": 30,

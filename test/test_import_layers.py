@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from bdi_supervisor.graph import tarjan_scc
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("bdi_supervisor", "bdi_monitor")
 
 #: low → high; a module's layer is that of its longest matching prefix (``a.b`` matches ``a.b``

@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_harness import run_cli
+from support.cli_harness import run_cli
+from support.paths import ROOT
 
 from bdi_supervisor import limits
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.yamlsource import parse_json, parse_yaml, read_lines
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
 CATALOGS = ROOT / "config" / "catalogs"
 CTL_MODEL = ROOT / "config" / "ctl" / "beer.yaml"

@@ -3,13 +3,12 @@
 from pathlib import Path
 
 import pytest
+from support.paths import MISSIONS
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Var
-
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 
 
 @pytest.mark.parametrize("path", sorted(MISSIONS.glob("*.yaml")), ids=lambda p: p.stem)

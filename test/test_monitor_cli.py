@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from monitor_support import MISSIONS, folder, prepared
+from support.monitor_support import MISSIONS, folder, prepared
 
 from bdi_supervisor.cli.main import main as supervisor_main
 from bdi_supervisor.cli.monitor import main as monitor_main

@@ -8,7 +8,7 @@ import json
 import tracemalloc
 
 import pytest
-from monitor_support import fresh_monitor, prepared
+from support.monitor_support import fresh_monitor, prepared
 
 from bdi_monitor.monitor import FLEXBE_CURRENT_STATE, FLEXBE_OUTCOME, replay
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor

@@ -7,10 +7,10 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from ctl_oracle import Explicit, replay
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from monitor_support import prepared
+from support.ctl_oracle import Explicit, replay
+from support.monitor_support import prepared
 
 from bdi_monitor.hypotheses import Fact, Hypotheses, parse_hypotheses
 from bdi_monitor.logic import parse

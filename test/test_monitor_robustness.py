@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_harness import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from monitor_support import MISSIONS, folder, fresh_monitor, prepared
+from support.cli_harness import run_cli
+from support.monitor_support import MISSIONS, folder, fresh_monitor, prepared
 
 from bdi_monitor.live import LISTED_CHANGES
 from bdi_supervisor.limits import MAX_RECORD_BYTES

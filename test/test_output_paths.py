@@ -10,12 +10,12 @@ import stat
 from pathlib import Path
 
 import pytest
-from cli_harness import run_cli, snapshot
+from support.cli_harness import run_cli, snapshot
+from support.paths import ROOT
 
 from bdi_supervisor import outpaths
 from bdi_supervisor.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
 VENDING = MISSIONS / "vending.yaml"
 SPEC = "[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\nb' <-> a'\n"

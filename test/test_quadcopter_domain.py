@@ -7,6 +7,7 @@ import math
 import threading
 
 import pytest
+from support.paths import CATALOGS
 
 from bdi_supervisor.catalog.model import Capability, Catalog, Parameter
 from bdi_supervisor.domains.quadcopter import drone as D
@@ -309,7 +310,7 @@ def test_runner_binding_opens_the_quadcopter_sim_and_binds_every_capability():
     from bdi_supervisor.runtime import binding
 
     assert set(quadcopter.ADAPTER_TYPES) == {f"quadcopter.{kind}" for kind, _ in CALLS.values()}
-    catalog = load_catalog("config/catalogs/quadcopter.yaml")
+    catalog = load_catalog(CATALOGS / "quadcopter.yaml")
     config = binding.parse_runner({"runner": {"sim": "quadcopter", "quadcopter": {
         "platform": "pihawk", "dropouts": [{"segment": 3, "duration": 1.0}]}}}, "m.yaml")
     backend = binding.open_backend("quadcopter", config, 3, None)

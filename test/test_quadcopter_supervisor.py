@@ -14,7 +14,7 @@ import copy
 from collections import deque
 
 import pytest
-from supervisors import prepared
+from support.supervisors import prepared
 
 from bdi_supervisor.runtime import binding
 from bdi_supervisor.runtime.executor import Executor

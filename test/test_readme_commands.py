@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from checkout_copy import copy_checkout
-from ros_helpers import next_domain
+from support.checkout_copy import copy_checkout
+from support.paths import ROOT
+from support.ros_helpers import next_domain
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"<!--\s*runnable(?::\s*(?P<kind>\w+))?\s*-->\s*\n```(?:bash|sh)?\n"
                    r"(?P<body>.*?)\n```", re.S)

@@ -6,12 +6,13 @@ import json
 import py_compile
 
 import pytest
-import realize_cases as cases
+from support import realize_cases as cases
+from support.paths import MISSIONS
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.synthesis import strategy as strategy_io
 
-MISSION = "config/missions/vending_extended.yaml"
+MISSION = str(MISSIONS / "vending_extended.yaml")
 
 
 def test_realize_writes_behavior_package(tmp_path, capsys):
@@ -42,7 +43,7 @@ def test_bad_strategy_exits_2_and_writes_nothing(tmp_path, capsys):
 def test_strategy_of_another_catalog_exits_2(tmp_path, capsys):
     path = tmp_path / "reduced.json"
     strategy_io.save(cases.vending_reduced_onehot(), path)
-    code = main(["realize", str(path), "--mission", "config/missions/coffee_extended.yaml",
+    code = main(["realize", str(path), "--mission", str(MISSIONS / "coffee_extended.yaml"),
                  "--out", str(tmp_path / "out")])
     assert code == 2
     assert "not synthesized from this catalog" in capsys.readouterr().err

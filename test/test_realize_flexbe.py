@@ -10,8 +10,8 @@ import types
 import xml.etree.ElementTree as ET
 
 import pytest
-import realize_cases as cases
 from catkin_pkg.package import parse_package
+from support import realize_cases as cases
 
 from bdi_supervisor import __version__
 from bdi_supervisor.catalog.model import Parameter

@@ -27,7 +27,7 @@ import threading
 import time
 
 import pytest
-import realize_cases as cases
+from support import realize_cases as cases
 
 try:
     import rclpy
@@ -39,7 +39,7 @@ except ImportError as error:  # pragma: no cover - depends on the ROS installati
                 "workspace with FlexBE 4.x sourced", allow_module_level=True)
 
 from flexbe_support.scripted_state import ScriptedState
-from ros_helpers import next_domain
+from support.ros_helpers import next_domain
 
 from bdi_supervisor.catalog.model import Parameter
 from bdi_supervisor.realize.machine import build_machine, edges_from_provenance

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-import realize_cases as cases
+from support import realize_cases as cases
 
 from bdi_supervisor.catalog.model import Capability, Catalog, EnumVariable, Parameter
 from bdi_supervisor.errors import InputError

@@ -8,9 +8,9 @@
 
 from collections import deque
 
-from _audit_builders import coffee_strategy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support.audit_builders import coffee_strategy
 
 from bdi_supervisor.reduce import reduce
 from bdi_supervisor.reduce.sweep import reference_sweep

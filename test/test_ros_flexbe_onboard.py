@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 pytest.importorskip(
@@ -29,12 +30,11 @@ for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "flexbe_state
     pytest.importorskip(module, reason="FlexBE not installed (not on PyPI: build "
                         "flexbe_behavior_engine in a ROS 2 workspace and source it)")
 
-from ros_helpers import ament_prefix, start_launch, start_node, stop  # noqa: E402
+from support.ros_helpers import ament_prefix, start_launch, start_node, stop  # noqa: E402
 
 from bdi_supervisor.ros import launch_plan  # noqa: E402
 from bdi_supervisor.ros.synthesis_node import run_pipeline  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 VENDING = ROOT / "config" / "missions" / "vending.yaml"
 MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
            "supervisor_node": "bdi_supervisor.ros.supervisor_node",

@@ -152,7 +152,7 @@ def test_reports_before_the_start_reach_the_diagnostics_only():
 def test_the_monitor_core_accepts_status_records():
     """A FlexBE run's stream (start, status, end) is one gap-free run for the monitor core: the
     status records are counted, move nothing, and are not malformed."""
-    from monitor_support import fresh_monitor
+    from support.monitor_support import fresh_monitor
 
     monitor = fresh_monitor("beer_robot")
     run = FlexbeRun("beer_robot", BEHAVIOR, monitor.model.machine.initial)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 import yaml
+from support.paths import ROOT
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import launch_plan
 
-ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = ROOT / "launch" / "mission.launch.py"
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -38,18 +38,17 @@ pytest.importorskip(
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from ros_helpers import (  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from support.ros_helpers import (  # noqa: E402
     ament_prefix,
     latest_status,
     spin_until,
     start_launch,
     stop,
 )
-from std_msgs.msg import String  # noqa: E402
 
 from bdi_supervisor.ros import diagnostics, launch_plan, qos, topics, wire  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = ROOT / "launch" / "mission.launch.py"
 MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
            "supervisor_node": "bdi_supervisor.ros.supervisor_node",

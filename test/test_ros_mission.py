@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -16,15 +17,14 @@ rclpy = pytest.importorskip(
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
-from ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
+from support.ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 
 from bdi_supervisor.ros import diagnostics, qos, topics, wire  # noqa: E402
 from bdi_supervisor.ros.status import Level  # noqa: E402
 from bdi_supervisor.ros.synthesis_node import SynthesisNode  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 COFFEE = ROOT / "config" / "missions" / "coffee_extended.yaml"
 BOUNDED = ROOT / "test" / "data" / "ros" / "coffee_bounded.yaml"
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support.paths import MISSIONS
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -14,8 +13,8 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
-from ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
+from support.ros_helpers import latest_status, spin_until, start_node, stop  # noqa: E402
 
 from bdi_monitor.ros import port  # noqa: E402
 from bdi_monitor.ros.monitor_node import MonitorNode, main  # noqa: E402
@@ -27,7 +26,7 @@ from bdi_supervisor.ros.status import Level  # noqa: E402
 @pytest.fixture
 def mission():
     # a real mission: the monitor core on main validates it (no properties: stream statistics)
-    return (Path(__file__).parent.parent / "config" / "missions" / "coffee.yaml").resolve()
+    return (MISSIONS / "coffee.yaml")
 
 
 class DoorCore:

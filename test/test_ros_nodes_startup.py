@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -20,7 +20,6 @@ from bdi_supervisor.errors import InputError  # noqa: E402
 from bdi_supervisor.ros import supervisor_node, synthesis_node, topics  # noqa: E402
 from bdi_supervisor.ros.node_main import ParameterError  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 COFFEE = ROOT / "config" / "missions" / "coffee_extended.yaml"
 
 
@@ -133,7 +132,7 @@ def test_nodes_accept_shipped_mission_names(rclpy_context, tmp_path):
 
 
 def test_supervisor_main_runs_a_mission_given_by_name(ros_env):
-    from ros_helpers import start_node, stop
+    from support.ros_helpers import start_node, stop
 
     process = start_node("bdi_supervisor.ros.supervisor_node", ["-p", "mission:=vending"],
                          ros_env)

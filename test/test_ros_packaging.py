@@ -9,14 +9,13 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from catkin_pkg.package import parse_package
+from support.paths import MISSIONS, ROOT
 
 from bdi_supervisor import __version__
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "bdi_supervisor"
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 PYPI_ONLY = ("ros-jazzy", "ros_jazzy", "colcon", "cudd")
@@ -82,7 +81,7 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
     ``launch_ros`` Node action builds (``-r __node:=``, ``--params-file``, ``-p``) and see it on
     the graph under its remapped name; SIGINT ends it with status 0."""
     from rclpy.executors import SingleThreadedExecutor
-    from ros_helpers import spin_until, stop
+    from support.ros_helpers import spin_until, stop
 
     prefix = installed / PACKAGE
     site = next((prefix / "lib").glob("python3*/site-packages"))
@@ -91,7 +90,7 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
     where = subprocess.run([sys.executable, "-c", "import bdi_monitor; print(bdi_monitor.__file__)"],
                            env=env, capture_output=True, text=True, cwd=tmp_path)
     assert where.stdout.strip().startswith(str(site)), where
-    mission = (Path(__file__).parent.parent / "config" / "missions" / "coffee.yaml").resolve()
+    mission = (MISSIONS / "coffee.yaml")
     process = subprocess.Popen(
         [str(prefix / "lib" / PACKAGE / "monitor_node"), "--ros-args",
          "-r", "__node:=installed_monitor",

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -27,7 +28,6 @@ from bdi_supervisor.ros.status import Level  # noqa: E402
 from bdi_supervisor.ros.supervisor_node import SupervisorNode, names_node  # noqa: E402
 from bdi_supervisor.ros.synthesis_node import run_pipeline  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 COFFEE = ROOT / "config" / "missions" / "coffee.yaml"
 
 

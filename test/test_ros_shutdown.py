@@ -7,20 +7,19 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
 
-from ros_helpers import start_node, stop  # noqa: E402
+from support.ros_helpers import start_node, stop  # noqa: E402
 
 from bdi_supervisor.common import ExitCode  # noqa: E402
 from bdi_supervisor.ros.node_main import STOP, SuiteNode, interruptible, run  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 LOGISTICS = ROOT / "config" / "missions" / "logistics_p0.yaml"  # 10 properties checked at launch
 COFFEE = ROOT / "config" / "missions" / "coffee.yaml"
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import realize_cases as cases
+from support import realize_cases as cases
+from support.paths import ROOT
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.runtime import bdi_state
 from bdi_supervisor.synthesis import strategy as strategy_io
 
-ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "config" / "catalogs" / "vending_extended.yaml"
 
 

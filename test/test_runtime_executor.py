@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-import realize_cases as cases
+from support import realize_cases as cases
 
 from bdi_supervisor.catalog.model import Memory, Parameter
 from bdi_supervisor.errors import InputError

@@ -5,16 +5,14 @@ Each supervisor comes from the real pipeline (spec → synthesis → audit → r
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from supervisors import prepared
+from support.paths import MISSIONS
+from support.supervisors import prepared
 
 from bdi_supervisor.realize.machine import build_machine
 from bdi_supervisor.runtime.forced import exhaustive_check
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 FOOD = ("bread0", "snacks0", "soda0", "butter0")
 WASTE = ("waste0", "waste1")
 EXHAUSTIVE = ["coffee_extended", "vending_extended", "two_rivers", "logistics_p0", "logistics_p1"]

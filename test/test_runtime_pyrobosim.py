@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support.paths import WORLDS
 
 pytest.importorskip("pyrobosim")
 
@@ -32,7 +31,7 @@ from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableI
 
 pytestmark = pytest.mark.simulation
 
-WORLD = Path(__file__).resolve().parents[1] / "config" / "worlds" / "logistics.yaml"
+WORLD = WORLDS / "logistics.yaml"
 D = ("completed", "failure")
 NAV = {"done": "completed", "planning_failed": "failure", "motion_failed": "failure",
        "canceled": "failure", "timeout": "failure"}

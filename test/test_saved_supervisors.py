@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import DATA, ROOT
 
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.pipeline import Prepared, prepare
 from bdi_supervisor.synthesis import strategy as strategy_io
 
-ROOT = Path(__file__).resolve().parents[1]
-SAVED = Path(__file__).resolve().parent / "data" / "supervisors"
+SAVED = DATA / "supervisors"
 #: saved folder → the mission it was synthesized from
 MISSIONS = {"beer_robot": "beer_robot", "logistics_p0": "logistics_p0"}
 REFRESH = "stale; refresh with: python test/test_saved_supervisors.py"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from reference_data import REFERENCE, needs_reference, reference_files
-from ws_oracle import Explicit, classify, not_separated, replay
+from support.reference_data import REFERENCE, needs_reference, reference_files
+from support.ws_oracle import Explicit, classify, not_separated, replay
 
 from bdi_supervisor.common import Separation
 from bdi_supervisor.separation import SeparationOptions, well_separation

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from reference_data import REFERENCE, needs_reference
-from ws_oracle import replay
+from support.paths import ROOT
+from support.reference_data import REFERENCE, needs_reference
+from support.ws_oracle import replay
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.errors import InputError
@@ -16,7 +17,6 @@ from bdi_supervisor.separation import SeparationOptions, well_separation
 from bdi_supervisor.separation.stage import RECORD_FILE, run_stage, settings
 from bdi_supervisor.specgen.generate import generate_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
 CONFIGS = {"S": ("system-goal", False), "SP": ("system-goal", True),
            "F": ("fair-outcome", False), "FP": ("fair-outcome", True)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ws_oracle import Explicit, classify, not_separated, replay
+from support.ws_oracle import Explicit, classify, not_separated, replay
 
 from bdi_supervisor.separation import SeparationOptions, well_separation
 from bdi_supervisor.spec.formula import And, Compare, Const, Iff, Implies, Not, Num, Or, Var

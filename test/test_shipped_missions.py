@@ -6,9 +6,9 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import CATALOGS, MISSIONS, ROOT
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.errors import InputError
@@ -16,12 +16,10 @@ from bdi_supervisor.mission import load_mission
 from bdi_supervisor.runtime import extras
 from bdi_supervisor.shipped import config_dir, names, resolve
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def test_the_checkout_config_is_the_shipped_config():
     assert config_dir() == ROOT / "config"
-    assert names("missions") == sorted(p.stem for p in (ROOT / "config/missions").glob("*.yaml"))
+    assert names("missions") == sorted(p.stem for p in MISSIONS.glob("*.yaml"))
     assert "ci_small" in names("sweeps")
 
 
@@ -30,8 +28,8 @@ def test_missions_load_by_name_from_any_directory(tmp_path, monkeypatch):
     assert load_mission("coffee_extended").name == "coffee_extended"
     assert load_mission("vending.yaml").name == "vending"
     local = tmp_path / "coffee_extended"  # a file of that name wins over the shipped mission
-    local.write_text((ROOT / "config/missions/coffee.yaml").read_text()
-                     .replace("../catalogs/", str(ROOT / "config/catalogs") + "/"))
+    local.write_text((MISSIONS / "coffee.yaml").read_text()
+                     .replace("../catalogs/", str(CATALOGS) + "/"))
     assert load_mission("coffee_extended").name == "coffee"
 
 

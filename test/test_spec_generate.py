@@ -1,9 +1,9 @@
 """Spec generation: each rule in both encodings, on the reference catalogs (shipped copies)."""
 
-from pathlib import Path
 
 import pytest
-from reference_data import REFERENCE, needs_reference
+from support.paths import ROOT
+from support.reference_data import REFERENCE, needs_reference
 
 from bdi_supervisor.catalog.loader import load_catalog
 from bdi_supervisor.errors import InputError
@@ -20,7 +20,6 @@ from bdi_supervisor.spec.structuredslugs import (
 )
 from bdi_supervisor.specgen.generate import generate, generate_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "config" / "catalogs"
 MISSIONS = ROOT / "config" / "missions"
 

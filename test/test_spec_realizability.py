@@ -8,10 +8,10 @@ and wins when the environment violates its safety first.
 """
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 from expected_verdicts import CONFIGS, ENCODINGS, expected, group_of, overrides
+from support.paths import MISSIONS
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
@@ -20,7 +20,6 @@ from bdi_supervisor.spec.structuredslugs import parse_formula
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable as realizable
 
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 OURS = ["coffee", "coffee_extended", "vending", "vending_extended", "two_rivers"]
 
 

@@ -6,7 +6,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_data import REFERENCE, needs_reference, reference_params
+from support.reference_data import REFERENCE, needs_reference, reference_params
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import Compare, Var, evaluate

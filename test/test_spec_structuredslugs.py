@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_data import needs_reference, reference_files, reference_params
-from synthesis_checker import compound
+from support.reference_data import needs_reference, reference_files, reference_params
+from support.synthesis_checker import compound
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.formula import (

@@ -44,10 +44,10 @@ What is checked
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import yaml
+from support.paths import DATA
 
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.spec.formula import Formula, conj
@@ -56,7 +56,7 @@ from bdi_supervisor.spec.structuredslugs import format_formula, parse_declaratio
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.symbolic import SymbolicGame, build_game
 
-DATA = Path(__file__).resolve().parent / "data" / "reference_formulas"
+FIXTURES = DATA / "reference_formulas"
 CATALOGS = ("two_rivers", "logistics_p0")
 ENCODINGS = ("one-hot", "enumerated")
 CONFIGURATIONS = {"S": ("system-goal", False), "SP": ("system-goal", True),
@@ -91,7 +91,7 @@ def difference(catalog: str, encoding: str, section: str, rule: str) -> str | No
 def reference_rules(catalog: str, encoding: str, liveness: str, pending: bool) -> dict[tuple[str, str], list[str]]:
     """(section, rule) → the reference's formulas for one configuration (declarations under
     ``("declarations", "inputs" | "outputs")``)."""
-    doc = yaml.safe_load((DATA / f"{catalog}_{encoding}.yaml").read_text(encoding="utf-8"))
+    doc = yaml.safe_load((FIXTURES / f"{catalog}_{encoding}.yaml").read_text(encoding="utf-8"))
     assert (doc["catalog"], doc["encoding"]) == (catalog, encoding)
     blocks = ["common", liveness] + (["pending", f"{liveness}+pending"] if pending else [])
     rules: dict[tuple[str, str], list[str]] = {}
@@ -114,7 +114,7 @@ def our_rules(spec: GR1Spec) -> dict[tuple[str, str], list[Formula]]:
 
 
 def our_spec(catalog: str, encoding: str, liveness: str, pending: bool) -> GR1Spec:
-    mission = load_mission(DATA / "missions" / f"{catalog}.yaml")
+    mission = load_mission(FIXTURES / "missions" / f"{catalog}.yaml")
     return generate_spec(mission, encoding=encoding, liveness=liveness, pending=pending)
 
 

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support.paths import ROOT
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.sweep.backends import DaskBackend, LocalBackend
@@ -14,7 +13,6 @@ from bdi_supervisor.sweep.report import COLUMNS, markdown_table
 from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
 from bdi_supervisor.sweep.store import read_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 COFFEE = ROOT / "config" / "missions" / "coffee.yaml"
 SWEEP = (f"name: tiny\nmissions: [{COFFEE}]\nencoding: [one-hot, enumerated]\n"
          "liveness: [system-goal, fair-outcome]\ndeclaration_order: random\nseeds: [0, 1]\n"

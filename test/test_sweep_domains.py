@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from bdi_supervisor.sweep.backends import SerialBackend
 from bdi_supervisor.sweep.grid import load_sweep
@@ -14,7 +15,6 @@ from bdi_supervisor.sweep.runner import run_sweep
 from bdi_supervisor.sweep.store import read_rows
 from bdi_supervisor.sweep.trial import flatten
 
-ROOT = Path(__file__).resolve().parents[1]
 SWEEPS = ROOT / "config" / "sweeps"
 COFFEE = ROOT / "config" / "missions" / "coffee.yaml"
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.sweep.backends import SerialBackend
@@ -14,7 +15,6 @@ from bdi_supervisor.sweep.report import markdown_table, to_csv
 from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
 from bdi_supervisor.sweep.store import ResultStore, read_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 COFFEE = ROOT / "config" / "missions" / "coffee.yaml"
 
 

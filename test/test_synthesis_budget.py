@@ -7,17 +7,15 @@ phase a time budget stops without depending on the machine's speed.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
+from support.paths import MISSIONS
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.synthesize import synthesize
-
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 
 
 @pytest.fixture(scope="module")

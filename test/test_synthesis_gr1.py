@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
-from synthesis_checker import check_strategy, random_specs
+from support.paths import MISSIONS
+from support.synthesis_checker import check_strategy, random_specs
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
@@ -19,8 +18,6 @@ from bdi_supervisor.synthesis.gr1 import solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
-
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 
 
 def coffee() -> GR1Spec:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
-from synthesis_checker import check_strategy
+from support.paths import DATA, MISSIONS
+from support.synthesis_checker import check_strategy
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.mission import load_mission
@@ -16,8 +16,8 @@ from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
 from bdi_supervisor.synthesis.synthesize import synthesize
 
-MISSIONS = sorted(Path(__file__).resolve().parents[1].glob("config/missions/*.yaml"))
-SMALL = [m for m in MISSIONS if "quadcopter" not in m.name]
+MISSION_FILES = sorted(MISSIONS.glob("*.yaml"))
+SMALL = [m for m in MISSION_FILES if "quadcopter" not in m.name]
 
 
 @pytest.mark.parametrize("path", SMALL, ids=[m.stem for m in SMALL])
@@ -36,7 +36,7 @@ def test_mission_configurations_agree_with_omega(path):
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("BDI_SLOW_TESTS"),
                     reason="omega needs ~2 min on the 114-variable quadcopter spec; BDI_SLOW_TESTS=1")
-@pytest.mark.parametrize("path", [m for m in MISSIONS if "quadcopter" in m.name][:1],
+@pytest.mark.parametrize("path", [m for m in MISSION_FILES if "quadcopter" in m.name][:1],
                          ids=lambda p: p.stem)
 def test_quadcopter_mission_agrees_with_omega(path):
     spec = generate_spec(load_mission(path))
@@ -45,7 +45,7 @@ def test_quadcopter_mission_agrees_with_omega(path):
 
 
 def test_synthesize_cli_writes_the_output_folder(tmp_path, capsys):
-    mission = next(m for m in MISSIONS if m.stem == "coffee_extended")
+    mission = next(m for m in MISSION_FILES if m.stem == "coffee_extended")
     assert main(["synthesize", str(mission), "--out", str(tmp_path), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     folder = tmp_path / "coffee_extended" / summary["config"]
@@ -63,7 +63,7 @@ def test_synthesize_cli_writes_the_output_folder(tmp_path, capsys):
 
 def test_synthesize_stops_before_realization_when_the_audit_fails(tmp_path, capsys):
     """A confirmed audit failure stops the chain before realization and exits 1."""
-    mission = "test/data/ros/coffee_bounded.yaml"  # bd may fail at most twice in a row
+    mission = str(DATA / "ros" / "coffee_bounded.yaml")  # bd may fail at most twice in a row
     assert main(["synthesize", mission, "--out", str(tmp_path), "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)
     assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis", "audit"]

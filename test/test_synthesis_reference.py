@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from reference_data import needs_reference, reference_files, reference_params
-from synthesis_checker import check_strategy
+from support.reference_data import needs_reference, reference_files, reference_params
+from support.synthesis_checker import check_strategy
 
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.io import load_spec

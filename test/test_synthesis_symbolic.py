@@ -7,7 +7,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthesis_checker import evaluate
+from support.synthesis_checker import evaluate
 
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.common import Realizability

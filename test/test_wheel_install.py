@@ -18,7 +18,8 @@ import venv
 from pathlib import Path
 
 import pytest
-from checkout_copy import copy_checkout
+from support.checkout_copy import copy_checkout
+from support.paths import MISSIONS
 
 pytest.importorskip("setuptools", reason="building the wheel needs setuptools (the test extra)")
 
@@ -85,7 +86,7 @@ def test_missions_lists_every_shipped_mission(installed, tmp_path):
     done = _run(bin_dir, tmp_path, str(bin_dir / "bdi-supervisor"), "missions", "--json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
-    shipped = sorted(p.stem for p in (Path(__file__).parents[1] / "config" / "missions").glob("*.yaml"))
+    shipped = sorted(p.stem for p in MISSIONS.glob("*.yaml"))
     assert [r["name"] for r in rows] == shipped
     sweep = _run(bin_dir, tmp_path, str(bin_dir / "bdi-supervisor"), "sweep", "ci_small",
                  "--report-only", "--out", str(tmp_path / "sweep"))

@@ -72,8 +72,8 @@ def cases(missions: list[str] | None) -> list[tuple[str, object, object, object]
         if synthesize(spec, _quick(solver)).realizable is False:
             found.append((name, spec, solver, mission_namer(mission), name))
     if missions is None:
-        from reference_data import PRESENT
-        from reference_data import REFERENCE as FOLDER
+        from support.reference_data import PRESENT
+        from support.reference_data import REFERENCE as FOLDER
 
         for relative in REFERENCE if PRESENT else ():
             spec = load_spec(FOLDER / relative)

@@ -3,7 +3,7 @@
     python bench/fuzz/run.py [--cases 2000] [--seed 1] [--classes catalog mission ...]
                              [--hang-seconds 60] [--keep DIR] [--json FILE]
 
-The cases are those of the CI fuzz suite (test/fuzz_cases.py: mutated catalogs, missions,
+The cases are those of the CI fuzz suite (test/support/fuzz_cases.py: mutated catalogs, missions,
 structuredslugs and slugsin specs, CTL-BDI properties and models, BDI-state lines, each run by
 its commands in this process), drawn at random instead of by hypothesis. Prints one row per
 class: cases tried, exit outcomes (ok, negative verdict, bad input, incomplete) and the
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
-import fuzz_cases  # noqa: E402
+from support import fuzz_cases  # noqa: E402
 
 OUTCOMES = ("ok", "negative", "bad_input", "incomplete")
 PROBLEMS = ("traceback", "hang", "escape", "half_written", "unnamed", "other")

@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))  # reference_data: where the reference inputs are
 
 from processes import run_process  # noqa: E402
-from reference_data import REFERENCE  # noqa: E402
+from support.reference_data import REFERENCE  # noqa: E402
 
 from bdi_supervisor.mission import load_mission  # noqa: E402
 from bdi_supervisor.spec.io import format_spec, load_spec  # noqa: E402

@@ -12,7 +12,7 @@ import time
 import zlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 # Fast DDS maps domain d to ports 7400 + 250·d (+ offsets): domains up to 232 fit in 16 bits.
 FIRST_DOMAIN, DOMAIN_COUNT = 100, 120

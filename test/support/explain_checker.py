@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from synthesis_checker import _all, components, solutions
-
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Const, evaluate
 from bdi_supervisor.spec.gr1 import GR1Spec
 from bdi_supervisor.synthesis.synthesize import synthesize
+from support.synthesis_checker import _all, components, solutions
 
 GUARANTEES = ("sys_init", "sys_safety", "sys_liveness")
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from support.paths import ROOT
+
 ENV_VAR = "BDI_REFERENCE_DIR"
 REQUIRED_VAR = "BDI_REFERENCE_REQUIRED"
-REPO = Path(__file__).resolve().parents[1]
 
 
 def reference_dir() -> Path:
     """The reference folder: ``$BDI_REFERENCE_DIR`` if set, else ``<repo>/../shared/reference``."""
     override = os.environ.get(ENV_VAR)
-    return Path(override).expanduser() if override else REPO.parent / "shared" / "reference"
+    return Path(override).expanduser() if override else ROOT.parent / "shared" / "reference"
 
 
 REFERENCE = reference_dir()

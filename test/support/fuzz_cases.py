@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from cli_harness import Outcome, run_cli, snapshot
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.cli_harness import Outcome, run_cli, snapshot
+from support.paths import DATA, ROOT
+
 CONFIG = ROOT / "config"
-SAVED = Path(__file__).resolve().parent / "data" / "supervisors"
+SAVED = DATA / "supervisors"
 HANG_SECONDS = 60
 
 #: fragments that mean something to one of the parsers

@@ -14,10 +14,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from synthesis_checker import components
-
 from bdi_supervisor.spec.formula import evaluate, variables
 from bdi_supervisor.spec.gr1 import GR1Spec
+from support.synthesis_checker import components
 
 SECTIONS = ("env_init", "env_safety", "env_liveness")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supervisors import prepared
+from support.paths import DATA, ROOT
+from support.supervisors import prepared
 
-ROOT = Path(__file__).resolve().parents[1]
 MISSIONS = ROOT / "config" / "missions"
-SAVED = Path(__file__).resolve().parent / "data" / "supervisors"
+SAVED = DATA / "supervisors"
 _MONITORS: dict[str, object] = {}
 __all__ = ["MISSIONS", "folder", "fresh_monitor", "prepared"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def copy_checkout(target: Path) -> Path:
