@@ -10,7 +10,7 @@ and wins when the environment violates its safety first.
 import dataclasses
 
 import pytest
-from expected_verdicts import CONFIGS, ENCODINGS, expected, group_of, overrides
+from support.expected_verdicts import CONFIGS, ENCODINGS, expected, group_of, overrides
 from support.paths import MISSIONS
 
 from bdi_supervisor.common import Realizability

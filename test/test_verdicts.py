@@ -1,5 +1,5 @@
 """The verdict of every shipped mission in every configuration, against the pinned table of
-:mod:`expected_verdicts` (synthesis, well-separation, raw audit verdict and defect classes,
+:mod:`support.expected_verdicts` (synthesis, well-separation, raw audit verdict and defect classes,
 executable: forced-outcome acceptance, :mod:`bdi_supervisor.runtime.acceptance`). A change that
 flips any cell fails here, including a mission that becomes unrealizable.
 
@@ -17,18 +17,18 @@ import shutil
 import subprocess
 
 import pytest
-from expected_verdicts import (
+from support.expected_verdicts import (
     CONFIGS,
     ENCODINGS,
     EXPECTED,
     GROUPS,
-    MISSIONS,
     SLOW,
     TRAP,
     Cell,
     expected,
     overrides,
 )
+from support.paths import MISSIONS
 
 from bdi_supervisor import pipeline
 from bdi_supervisor.common import Realizability

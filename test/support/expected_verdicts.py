@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 
 from bdi_supervisor.common import AuditVerdict, Realizability, Separation
 
-MISSIONS = Path(__file__).resolve().parents[1] / "config" / "missions"
 TRAP = "GOAL_UNREACHABLE_TRAP"
 CONFIGS = ("S", "SP", "F", "FP")
 ENCODINGS = ("one-hot", "enumerated")
