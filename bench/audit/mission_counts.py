@@ -6,8 +6,9 @@ Run from the repository root (``--markdown`` prints the docs/audit-reduction.md 
 
 Configurations: one-hot / enumerated × ``S``, ``SP``, ``F``, ``FP`` (system-goal or fair-outcome
 liveness, with or without pending bits). Columns: raw states, reduced states (partition
-refinement), the reference's single sweep for comparison, the raw audit verdict (with warnings)
-and the reduced audit verdict.
+refinement; "-" where the raw audit FAILs, since the pipeline stops there), the reference's
+single sweep for comparison, the raw audit verdict (with its defect and warning kinds) and the
+reduced audit verdict.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def rows(paths: list[Path]):
                     continue
                 stages = audit_mission(result.strategy, variant, spec)
                 raw = stages.raw_audit
-                verdict = raw.verdict + "".join(f" ({w})" for w in raw.warning_kinds)
+                verdict = raw.verdict + "".join(f" ({k})" for k in raw.defect_kinds
+                                                + raw.warning_kinds)
                 yield (mission.name, encoding, label, str(len(result.strategy.states)),
                        "-" if stages.reduced is None else str(len(stages.reduced.states)),
                        str(len(reference_sweep(result.strategy).states)), verdict,
