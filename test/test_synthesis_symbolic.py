@@ -12,8 +12,9 @@ from support.synthesis_checker import evaluate
 from bdi_supervisor.cli.main import main
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.options import SynthesisOptions
-from bdi_supervisor.spec.formula import Add, Compare, Num, Var
+from bdi_supervisor.spec.formula import Add, Compare, Not, Num, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
+from bdi_supervisor.spec.structuredslugs import parse_spec
 from bdi_supervisor.synthesis import strategy as strategy_io
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
@@ -72,6 +73,15 @@ def test_predecessor_operators():
     assert game.pre_exists(game.prime(three)) == two_or_more
     assert game.image(game.encode(Compare("=", Var("x"), Num(0)))) == game.encode(
         Compare("<=", Var("x"), Num(1)))
+
+
+def test_joint_predecessors_respect_environment_safety_on_the_next_inputs():
+    """``pre_exists`` keeps env safety tied to the move it takes: with ``a' | b`` the environment
+    can set ``a`` false next only from a state where ``b`` holds."""
+    spec = parse_spec("[INPUT]\na\nb\n\n[OUTPUT]\ny\n\n[ENV_TRANS]\na' | b\n")
+    game = build_game(spec)
+    not_a = game.encode(Not(Var("a")))
+    assert game.pre_exists(game.prime(not_a)) == game.encode(Var("b"))
 
 
 def test_budgets_give_incomplete():

@@ -286,8 +286,7 @@ class SymbolicGame:
 
     def pre_exists(self, paths: Function) -> Function:
         """States with some joint move (both players' safety) into ``paths``."""
-        result = self.sys_exists(paths, set(self.post_out) | set(self.post_in))
-        return self.exists(self.post_vars, result & self.env_trans)
+        return self.sys_exists(paths & self.env_trans, set(self.post_vars))
 
     def image(self, states: Function) -> Function:
         """Joint successors of ``states`` (over current bits)."""
