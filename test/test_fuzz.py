@@ -1,11 +1,14 @@
-"""Fuzz suite: mutated catalogs, missions, structuredslugs and slugsin specs,
-CTL-BDI properties and models and BDI-state lines, run through each CLI in this process.
+"""Fuzz suite: mutated catalogs, missions, structuredslugs and slugsin specs, CTL-BDI
+properties and models and BDI-state lines, run through each CLI in this process; and valid
+commands in a broken environment (closed standard streams, stdout on /dev/full, a full disk, a
+pipe closed by its reader, ASCII encodings, SIGTERM at a random point), each a process of its
+own (:mod:`fuzz_streams`).
 
-Every case must end with exit 0/1/2/3, no traceback, a bad-input message naming the file,
-nothing written outside the output folder and nothing half-written (:mod:`fuzz_cases`). The
-examples are derandomized and few (CI runs the same ~150 cases in a minute or two, so the suite
-cannot turn flaky); ``python bench/fuzz/run.py --cases N`` runs random ones at length and
-reports outcomes by class.
+Every case must end with exit 0/1/2/3 (141 for a closed pipe, 143 for SIGTERM), no traceback, a
+bad-input message naming the file, nothing written outside the output folder and nothing
+half-written (:mod:`fuzz_cases`). The examples are derandomized and few (CI runs the same ~180
+cases in a minute or two, so the suite cannot turn flaky); ``python bench/fuzz/run.py --cases
+N`` runs random ones at length and reports outcomes by class.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import fuzz_cases
+from support import fuzz_cases, fuzz_streams
 
 #: examples per class in CI (the long run is bench/fuzz/run.py)
 EXAMPLES = {"catalog": 40, "mission": 30, "structuredslugs": 40, "slugsin": 30,
@@ -55,6 +58,31 @@ test_fuzz_slugsin = _case("slugsin")
 test_fuzz_ctl_property = _case("ctl_property")
 test_fuzz_ctl_model = _case("ctl_model")
 test_fuzz_bdi_lines = _case("bdi_lines")
+
+
+#: cases per stream, environment and signal class in CI (each a process of its own): the
+#: commands and the places of the fault spread evenly, a different command set for each class
+STREAM_EXAMPLES = 5
+
+
+def _stream_cases() -> list[tuple[str, int, float]]:
+    count = len(fuzz_streams.COMMANDS)
+    return [(kind, (3 * i + 5 * k) % count, (i + 0.5) / STREAM_EXAMPLES)
+            for k, kind in enumerate(fuzz_streams.STREAM_CLASSES)
+            for i in range(STREAM_EXAMPLES)]
+
+
+@pytest.mark.parametrize("kind,command,where", _stream_cases())
+def test_fuzz_stream(tmp_path, kind, command, where):
+    """A valid command under a broken environment ends cleanly (:mod:`fuzz_streams`)."""
+    result = fuzz_streams.run_stream_case(kind, command, where, tmp_path / "case")
+    assert not result.problems, (result.outcome, result.command, where, result.problems)
+
+
+def test_stream_cases_cover_every_class_and_command():
+    cases = _stream_cases()
+    assert {kind for kind, _, _ in cases} == set(fuzz_streams.STREAM_CLASSES)
+    assert {command for _, command, _ in cases} == set(range(len(fuzz_streams.COMMANDS)))
 
 
 @pytest.mark.parametrize("kind", sorted(EXAMPLES))

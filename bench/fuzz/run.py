@@ -1,16 +1,20 @@
-"""Long fuzz run: random mutations of every input class through the CLIs, outcomes by class.
+"""Long fuzz run: random mutations of every input class through the CLIs, and valid commands in
+broken environments, outcomes by class.
 
     python bench/fuzz/run.py [--cases 2000] [--seed 1] [--classes catalog mission ...]
                              [--hang-seconds 60] [--keep DIR] [--json FILE]
 
-The cases are those of the CI fuzz suite (test/support/fuzz_cases.py: mutated catalogs, missions,
+The cases are those of the CI fuzz suite, drawn at random: mutated catalogs, missions,
 structuredslugs and slugsin specs, CTL-BDI properties and models, BDI-state lines, each run by
-its commands in this process), drawn at random instead of by hypothesis. Prints one row per
-class: cases tried, exit outcomes (ok, negative verdict, bad input, incomplete) and the
+its commands in this process (test/support/fuzz_cases.py); and every command of both tools as a
+process of its own with closed standard streams, stdout on /dev/full, a full disk (the file
+size limit at a random byte), a pipe its reader closes at a random byte, an ASCII encoding, or
+SIGTERM at a random moment (test/support/fuzz_streams.py). Prints one row per class: cases tried, exit
+outcomes (ok, negative verdict, bad input, incomplete, cut by the pipe, terminated) and the
 problems the issue forbids: tracebacks, hangs (no end within --hang-seconds), escapes (a file
 written or changed outside the output folder), half-written outputs, bad-input errors that
-name no file. Exit 1 if any problem was seen; the failing cases (class, seed, operations,
-command) are listed so each can be replayed with fuzz_cases.run_case.
+name no file. Exit 1 if any problem was seen; the failing cases are listed so each can be
+replayed with fuzz_cases.run_case or fuzz_streams.run_stream_case.
 """
 
 from __future__ import annotations
@@ -34,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
-from support import fuzz_cases  # noqa: E402
+from support import fuzz_cases, fuzz_streams  # noqa: E402
 
-OUTCOMES = ("ok", "negative", "bad_input", "incomplete")
+OUTCOMES = ("ok", "negative", "bad_input", "incomplete", "cut", "terminated")
 PROBLEMS = ("traceback", "hang", "escape", "half_written", "unnamed", "other")
 
 
@@ -58,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="DIR", help="keep the case folders here")
     parser.add_argument("--json", metavar="FILE", help="also write the counts and failures")
     args = parser.parse_args(argv)
-    kinds = args.classes or list(fuzz_cases.classes())
+    kinds = args.classes or [*fuzz_cases.classes(), *fuzz_streams.STREAM_CLASSES]
     rng = random.Random(args.seed)
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bdi-fuzz-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -77,8 +81,13 @@ def main(argv: list[str] | None = None) -> int:
                 seed, command = rng.randrange(16), rng.randrange(16)
                 ops = fuzz_cases.random_operations(rng)
                 folder = root / f"{number:06d}"
-                result = fuzz_cases.run_case(kind, seed, ops, command, folder,
-                                             hang_seconds=args.hang_seconds)
+                if kind in fuzz_streams.STREAM_CLASSES:
+                    ops = rng.random()  # where the fault falls
+                    result = fuzz_streams.run_stream_case(kind, command, ops, folder,
+                                                          hang_seconds=args.hang_seconds)
+                else:
+                    result = fuzz_cases.run_case(kind, seed, ops, command, folder,
+                                                 hang_seconds=args.hang_seconds)
                 counts[kind][result.outcome] += 1
                 seconds[kind].append(result.seconds)
                 for problem in {problem_kind(p) for p in result.problems} - {result.outcome}:

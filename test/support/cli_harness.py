@@ -31,6 +31,8 @@ class Outcome:
     err: str
     #: the formatted exception when one escaped the command
     crash: str | None = None
+    #: the process ran past its timeout and was killed
+    hung: bool = False
 
     @property
     def traceback(self) -> bool:
@@ -39,6 +41,8 @@ class Outcome:
     @property
     def kind(self) -> str:
         """``ok`` / ``negative`` / ``bad_input`` / ``incomplete`` / ``traceback`` / ``exit N``."""
+        if self.hung:
+            return "hang"
         if self.traceback:
             return "traceback"
         return {0: "ok", 1: "negative", 2: "bad_input", 3: "incomplete"}.get(
@@ -85,21 +89,50 @@ def command(tool: str, argv: list) -> list[str]:
 class Fault:
     """How a process's surroundings are broken: standard descriptors closed before it starts
     (0, 1, 2), stdout on ``/dev/full`` or a pipe its reader closes after ``read`` bytes (None:
-    a normal pipe), environment variables, a signal sent after ``after`` seconds."""
+    a normal pipe), a file size limit (``file_size`` bytes: writes beyond it fail as on a full
+    disk), environment variables, a signal sent after ``after`` seconds."""
 
     closed: tuple[int, ...] = ()
     stdout: str = "pipe"  # pipe, full, cut
     read: int = 0
+    file_size: int | None = None
     env: dict[str, str] | None = None
     signal: int | None = None
     after: float = 0.0
 
 
-def _closing(fds: tuple[int, ...]):
-    def close() -> None:
-        for fd in fds:
+def _preexec(fault: Fault):
+    """What the child does before it runs the tool: close descriptors, limit file sizes."""
+    if not fault.closed and fault.file_size is None:
+        return None
+
+    def prepare() -> None:
+        if fault.file_size is not None:
+            import resource
+            import signal
+
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fault.file_size, fault.file_size))
+        for fd in fault.closed:
             os.close(fd)
-    return close if fds else None
+    return prepare
+
+
+def _read_some(stream, count: int, deadline: float) -> bytes:
+    """Up to ``count`` bytes of ``stream`` (fewer at its end or at ``deadline``)."""
+    import select
+
+    data = b""
+    fd = stream.fileno()
+    while len(data) < count:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, count - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def run_process(tool: str, argv: list, fault: Fault | None = None, cwd: Path | None = None,
@@ -108,17 +141,17 @@ def run_process(tool: str, argv: list, fault: Fault | None = None, cwd: Path | N
     fault = fault or Fault()
     env = {**os.environ, **(fault.env or {})}
     stdin = subprocess.DEVNULL if 0 not in fault.closed else None
+    deadline = time.monotonic() + timeout
     full = open(os.devnull if fault.stdout != "full" else "/dev/full", "wb")  # noqa: SIM115
     with full:
         stdout = full if fault.stdout == "full" else subprocess.PIPE
         process = subprocess.Popen(command(tool, argv), stdin=stdin, stdout=stdout,
                                    stderr=subprocess.PIPE, env=env, cwd=cwd,
-                                   preexec_fn=_closing(fault.closed))
+                                   preexec_fn=_preexec(fault))
     out = b""
     if fault.stdout == "cut":
-        out = process.stdout.read(fault.read) if fault.read else b""
+        out = _read_some(process.stdout, fault.read, deadline) if fault.read else b""
         process.stdout.close()
-    deadline = time.monotonic() + timeout
     if fault.signal is not None:
         time.sleep(fault.after)
         with contextlib.suppress(ProcessLookupError):
@@ -128,7 +161,7 @@ def run_process(tool: str, argv: list, fault: Fault | None = None, cwd: Path | N
     except subprocess.TimeoutExpired:
         process.kill()
         rest, err = process.communicate()
-        return Outcome(None, "", err.decode("utf-8", "replace"), crash="hang")
+        return Outcome(None, "", err.decode("utf-8", "replace"), hung=True)
     out += rest or b""
     return Outcome(process.returncode, out.decode("utf-8", "replace"),
                    err.decode("utf-8", "replace"))

@@ -334,7 +334,7 @@ def run_case(kind: str, seed: int, ops: list[tuple], command_pick: int, folder: 
     path = folder / spec.file
     path.write_bytes(data)
     tool, argv = _argv(kind, command, folder, path, data)
-    before = {k: v for k, v in snapshot(folder).items() if not k.startswith("out")}
+    before = outside(folder)
     started = time.perf_counter()
     try:
         with _alarm(hang_seconds):
@@ -365,7 +365,20 @@ def judge(kind: str, outcome: Outcome, folder: Path, before: dict, file: str) ->
             problems.append(f"error message of {len(outcome.err)} characters")
     if kind == "bdi_lines" and outcome.code == 2:
         problems.append("a malformed log line made the replay fail")
-    after = {k: v for k, v in snapshot(folder).items() if not k.startswith("out")}
+    return problems + file_problems(folder, before)
+
+
+def outside(folder: Path) -> dict:
+    """The snapshot of ``folder`` outside its output folder ``out/`` (to compare after)."""
+    return {k: v for k, v in snapshot(folder).items() if not k.startswith("out")}
+
+
+def file_problems(folder: Path, before: dict) -> list[str]:
+    """Files written or changed outside ``out/`` since ``before`` (:func:`outside`), and
+    half-written outputs under it: temporary or hidden files, JSON or JSON Lines that do not
+    parse."""
+    problems = []
+    after = outside(folder)
     if after != before:
         changed = sorted(set(after) ^ set(before)) or sorted(
             k for k in after if after[k] != before.get(k))
@@ -375,9 +388,11 @@ def judge(kind: str, outcome: Outcome, folder: Path, before: dict, file: str) ->
         for path in out.rglob("*"):
             if path.name.endswith(".tmp") or path.name.startswith("."):
                 problems.append(f"half-written: {path.relative_to(folder)}")
-            elif path.suffix == ".json" and path.is_file():
+            elif path.suffix in (".json", ".jsonl") and path.is_file():
+                text = path.read_text(errors="replace")
                 try:
-                    json.loads(path.read_text())
+                    for line in text.splitlines() if path.suffix == ".jsonl" else [text]:
+                        json.loads(line)
                 except ValueError:
                     problems.append(f"half-written JSON: {path.relative_to(folder)}")
     return problems
