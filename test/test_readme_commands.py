@@ -101,8 +101,17 @@ def _environment(copy: Path) -> dict[str, str]:
     return env
 
 
+def _files(folder: Path) -> set[str]:
+    """Every file under ``folder`` (relative), outside the caches Python writes itself."""
+    return {str(Path(root, name).relative_to(folder)) for root, dirs, names in os.walk(folder)
+            if "__pycache__" not in Path(root).parts for name in names}
+
+
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "quick"], ids=lambda b: b.id)
 def test_runnable_block(block: Block, fresh_copy: Path):
+    """Each command exits as the document says, and writes nowhere in the clone but ``out/``
+    (which ``.gitignore`` ignores)."""
+    before = _files(fresh_copy)
     for command in block.commands:
         if shutil.which(shlex.split(command.text)[0], path=_environment(fresh_copy)["PATH"]) is None:
             pytest.fail(f"{block.id}: {shlex.split(command.text)[0]} is not installed")
@@ -113,6 +122,15 @@ def test_runnable_block(block: Block, fresh_copy: Path):
             f"{block.id}: `{command.text}` exited {done.returncode}, expected "
             f"{command.exit_code}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n"
             f"{done.stderr[-3000:]}")
+    littered = sorted(path for path in _files(fresh_copy) - before
+                      if not path.startswith("out/"))
+    assert not littered, f"{block.id} wrote outside out/: {littered[:10]}"
+
+
+def test_gitignore_ignores_what_commands_write():
+    ignored = (ROOT / ".gitignore").read_text().split()
+    for entry in ("out/", "__pycache__/", ".venv/", "*.egg-info/", ".hypothesis/"):
+        assert entry in ignored, entry
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.kind == "slow"], ids=lambda b: b.id)

@@ -72,8 +72,8 @@ def _check_size(size: int, worlds: int) -> None:
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.outpaths import check_output_file
 
-    check_output_file(args.output, "structure file")
     _check_size(args.size, args.worlds)
+    check_output_file(args.output, "structure file")
     console = output_console(stderr=True)
     with console.status(f"generating the {args.size}×{args.size} grid"):
         if args.worlds >= 1 and not 1 <= args.actual <= args.worlds:
