@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support.paths import BENCH, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(p for p in (ROOT / "bench").glob("*/*.py")
+SCRIPTS = sorted(p for p in BENCH.glob("*/*.py")
                  if "__main__" in p.read_text(encoding="utf-8"))
 
 
