@@ -196,24 +196,3 @@ class Heights:
             height = 1 + max((p[1] for p in parts), default=0)
         self._known[id(node)] = (node, height, size)
         return height
-
-
-def add_size_option(parser) -> None:
-    """``--max-input-size SIZE`` on a command's top-level parser (see :func:`apply_options`)."""
-    parser.add_argument("--max-input-size", metavar="SIZE", type=_size_argument,
-                        help=f"largest input file read (default {size_text(DEFAULT_MAX_INPUT_BYTES)}"
-                             f", or ${INPUT_SIZE_ENV}); e.g. 200M, 2G")
-
-
-def apply_options(args) -> None:
-    """Apply ``--max-input-size`` for this command (not given: the environment or default)."""
-    set_max_input_bytes(getattr(args, "max_input_size", None))
-
-
-def _size_argument(text: str) -> int:
-    import argparse
-
-    try:
-        return parse_size(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None

@@ -68,10 +68,8 @@ class SuiteParser(argparse.ArgumentParser):
 def build_parser(prog: str, description: str, package: str,
                  subcommands: Sequence[str]) -> argparse.ArgumentParser:
     """The parser of ``prog`` with one subparser per installed module ``package.<name>``."""
-    from bdi_supervisor import limits
-
     parser = SuiteParser(prog=prog, description=description)
-    limits.add_size_option(parser)
+    add_size_option(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
         module_name = f"{package}.{name}"
@@ -83,6 +81,26 @@ def build_parser(prog: str, description: str, package: str,
             continue  # a subcommand this installation leaves out
         module.register(subparsers)
     return parser
+
+
+def add_size_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-input-size SIZE`` on a command's top-level parser
+    (:func:`bdi_supervisor.limits.set_max_input_bytes`)."""
+    from bdi_supervisor.limits import DEFAULT_MAX_INPUT_BYTES, INPUT_SIZE_ENV, size_text
+
+    parser.add_argument("--max-input-size", metavar="SIZE", type=_size_argument,
+                        help=f"largest input file read (default "
+                             f"{size_text(DEFAULT_MAX_INPUT_BYTES)}, or ${INPUT_SIZE_ENV}); "
+                             f"e.g. 200M, 2G")
+
+
+def _size_argument(text: str) -> int:
+    from bdi_supervisor.limits import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def requested(argv: Sequence[str] | None, subcommands: Sequence[str]) -> tuple[str, ...]:
@@ -125,7 +143,8 @@ def _dispatch(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> in
     from bdi_supervisor.errors import InputError
 
     args = parser.parse_args(argv)
-    limits.apply_options(args)
+    # --max-input-size for this command (not given: the environment or the default)
+    limits.set_max_input_bytes(getattr(args, "max_input_size", None))
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
