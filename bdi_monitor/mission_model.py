@@ -142,17 +142,57 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
     ``strategy`` gives each position's memory labels; ``goals`` (formulas over memory, as in the
     mission request) define ``goal`` for missions without SM outcomes.
     """
-    directions: list[Direction] = []
-    dir_index: dict[str, int] = {}
+    directions = _Directions()
+    edges, steps, excluded = _machine_edges(machine, directions)
+    stay = directions.of(STAY, None)
+    worlds_values = hypotheses.worlds() or [{}]
+    positions, successors = _positions(machine, edges, directions, stay)
+    base_labels = [_position_labels(pos, machine, catalog, strategy, directions, goals)
+                   for pos in positions]
+    worlds, enabled_in = _worlds(positions, successors, directions, machine, hypotheses,
+                                 worlds_values, base_labels, stay)
+    goal_reach = [_reaching(enabled_in[j], [p for p in range(len(positions))
+                                            if "goal" in worlds[j].labels[p]])
+                  for j in range(len(worlds))]
+    tracker, tau = _tracker(enabled_in, len(directions))
+    outs = _relations(tracker, hypotheses, worlds_values, goal_reach)
+    names = [f"q{t}" for t in range(len(tracker))]
+    automata = {r: Automaton(list(names), 1, [list(row) for row in tau], outs[r])
+                for r in RELATIONS}
+    actual = hypotheses.actual()
+    actual_index = next((j for j, v in enumerate(worlds_values) if v == actual), 0)
+    structure = validate(Structure([d.name for d in directions], worlds, automata, actual_index,
+                                   name=name))
+    return MissionModel(structure, hypotheses, worlds_values, positions, list(directions),
+                        tracker, steps, frozenset(excluded), machine, mission=name, sink=0)
 
-    def direction(dname: str, outcome: str | None) -> int:
-        if dname not in dir_index:
-            dir_index[dname] = len(directions)
-            directions.append(Direction(dname, outcome))
-        return dir_index[dname]
 
-    # machine edges: state -> [(direction, target, to_outcome, outcome strategy id)]
-    edges: dict[str, list[tuple[int, str, bool, int | None]]] = {}
+#: a machine edge: (direction, target machine state or SM outcome, whether it is an SM outcome,
+#: the strategy state of that SM outcome)
+Edge = tuple[int, str, bool, int | None]
+
+
+class _Directions(list):
+    """The model's directions, numbered in the order they are first named."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index: dict[str, int] = {}
+
+    def of(self, name: str, outcome: str | None) -> int:
+        """The number of direction ``name`` (added for ``outcome`` if new)."""
+        if name not in self.index:
+            self.index[name] = len(self)
+            self.append(Direction(name, outcome))
+        return self.index[name]
+
+
+def _machine_edges(machine: SupervisorMachine, directions: _Directions
+                   ) -> tuple[dict[str, list[Edge]], dict[tuple[str, str, str], int], set]:
+    """Every machine state's edges, one direction per outcome (``<outcome>.<n>`` for the n-th
+    further target of a sensor-guarded transition); the direction of each (state, outcome,
+    target) step; the (state, outcome) pairs the strategy's assumptions exclude."""
+    edges: dict[str, list[Edge]] = {}
     steps: dict[tuple[str, str, str], int] = {}
     excluded = set()
     for state in machine.states:
@@ -170,15 +210,18 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
             if not targets:
                 targets = [(transition.target, transition.to_outcome, None)]
             for n, (target, to_outcome, sid) in enumerate(targets):
-                d = direction(outcome + (f".{n}" if n else ""), outcome)
+                d = directions.of(outcome + (f".{n}" if n else ""), outcome)
                 steps[(state.name, outcome, target)] = d
                 found.append((d, target, to_outcome, sid))
         edges[state.name] = found
-    stay = direction(STAY, None)
-    worlds_values = hypotheses.worlds() or [{}]
-    m = len(worlds_values)
+    return edges, steps, excluded
 
-    # positions reachable from the initial state (the same in every world)
+
+def _positions(machine: SupervisorMachine, edges: dict[str, list[Edge]],
+               directions: _Directions, stay: int
+               ) -> tuple[list[Position], dict[int, list[tuple[int, int]]]]:
+    """The positions reachable from the machine's initial state (the same in every world; the
+    first one is the start) and each one's successors ``[(direction, position)]``."""
     positions: list[Position] = []
     pindex: dict[tuple, int] = {}
 
@@ -195,9 +238,8 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
             positions.append(Position(pname, machine_state, terminal, sid_of, last, by))
         return pindex[key]
 
-    start = position(machine.initial, None, None, None, None)
-    successors: dict[int, list[tuple[int, int]]] = {}  # position -> [(direction, position)]
-    todo = deque([start])
+    successors: dict[int, list[tuple[int, int]]] = {}
+    todo = deque([position(machine.initial, None, None, None, None)])
     while todo:
         p = todo.popleft()
         if p in successors:
@@ -214,6 +256,16 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
                 found.append((d, succ))
                 todo.append(succ)
         successors[p] = found
+    return positions, successors
+
+
+def _worlds(positions: list[Position], successors: dict[int, list[tuple[int, int]]],
+            directions: _Directions, machine: SupervisorMachine, hypotheses: Hypotheses,
+            worlds_values: list[dict[str, Any]], base_labels: list[set[str]], stay: int
+            ) -> tuple[list[World], list[list[dict[int, int]]]]:
+    """One world per combination of fact values, admitting at each position only the outcomes
+    its facts allow (``stay`` and the label ``stuck`` where none is left); and, per world and
+    position, the moves ``{direction: position}``."""
 
     def enabled(world: dict[str, Any], p: int) -> list[tuple[int, int]]:
         here = positions[p]
@@ -224,45 +276,33 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
                 if hypotheses.admitted(world, capability, directions[d].outcome)]
         return kept or [(stay, p)]
 
-    k, n = len(directions), len(positions)
-    # labels (world-independent part)
-    base_labels = [_position_labels(pos, machine, catalog, strategy, directions, goals)
-                   for pos in positions]
-    fact_atoms = [frozenset(a for f in hypotheses.facts
-                            if (a := f.atom(values[f.name])) is not None)
-                  for values in worlds_values]
     worlds: list[World] = []
     enabled_in: list[list[dict[int, int]]] = []
-    for j, values in enumerate(worlds_values):
+    for values in worlds_values:
+        facts = {a for f in hypotheses.facts if (a := f.atom(values[f.name])) is not None}
         delta: list[list[int | None]] = []
-        per_position = []
-        labels = []
-        for p in range(n):
-            row: list[int | None] = [None] * k
+        per_position, labels = [], []
+        for p in range(len(positions)):
             moves = dict(enabled(values, p))
-            for d, s in moves.items():
-                row[d] = s
-            delta.append(row)
+            delta.append([moves.get(d) for d in range(len(directions))])
             per_position.append(moves)
             stuck = positions[p].machine_state is not None and moves.keys() == {stay}
-            labels.append(base_labels[p] | fact_atoms[j] | ({"stuck"} if stuck else set()))
+            labels.append(base_labels[p] | facts | ({"stuck"} if stuck else set()))
         enabled_in.append(per_position)
-        worlds.append(World(hypotheses.world_name(values), [p.name for p in positions], start,
+        worlds.append(World(hypotheses.world_name(values), [p.name for p in positions], 0,
                             delta, labels))
+    return worlds, enabled_in
 
-    # goal reachability per world (for desire)
-    goal_reach = [_reaching(enabled_in[j], [p for p in range(n) if "goal" in worlds[j].labels[p]])
-                  for j in range(m)]
 
-    # the B/D/I automaton: (position, consistent worlds), BFS over directions
-    everyone = frozenset(range(m))
-    tracker: list[tuple[int | None, frozenset[int]]] = [(None, frozenset())]
-    tindex: dict[tuple, int] = {tracker[0]: 0}
-    tau: list[list[int]] = [[0] * k]
-    queue = deque([(start, everyone)])
-    tindex[(start, everyone)] = 1
-    tracker.append((start, everyone))
-    tau.append([])
+def _tracker(enabled_in: list[list[dict[int, int]]], k: int
+             ) -> tuple[list[tuple[int | None, frozenset[int]]], list[list[int]]]:
+    """The B/D/I automaton's states (position, worlds consistent with the outcomes seen; state 0
+    is the sink, state 1 the start) and its transitions per direction, breadth first."""
+    everyone = frozenset(range(len(enabled_in)))
+    tracker: list[tuple[int | None, frozenset[int]]] = [(None, frozenset()), (0, everyone)]
+    tindex: dict[tuple, int] = {key: t for t, key in enumerate(tracker)}
+    tau: list[list[int]] = [[0] * k, []]
+    queue = deque([(0, everyone)])
     while queue:
         p, consistent = queue.popleft()
         row = []
@@ -271,9 +311,8 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
             if not nxt:
                 row.append(0)
                 continue
-            targets = {enabled_in[j][p][d] for j in nxt}
-            (target,) = targets  # the strategy's successor is world-independent
-            key = (target, frozenset(nxt))
+            (target,) = {enabled_in[j][p][d] for j in nxt}  # the strategy's successor is
+            key = (target, frozenset(nxt))                   # world-independent
             if key not in tindex:
                 tindex[key] = len(tracker)
                 tracker.append(key)
@@ -281,7 +320,17 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
                 queue.append(key)
             row.append(tindex[key])
         tau[tindex[(p, consistent)]] = row
-    outs = {"B": [], "D": [], "I": []}
+    return tracker, tau
+
+
+def _relations(tracker: list[tuple[int | None, frozenset[int]]], hypotheses: Hypotheses,
+               worlds_values: list[dict[str, Any]], goal_reach: list[set[int]]
+               ) -> dict[str, list[frozenset[tuple[int, int]]]]:
+    """Per automaton state, the B, D and I outputs: believed = C restricted by the presumed
+    facts, desired = the worlds of C that can still reach a goal, intended = both (else
+    believed)."""
+    m = len(worlds_values)
+    outs: dict[str, list[frozenset[tuple[int, int]]]] = {"B": [], "D": [], "I": []}
     for p, consistent in tracker:
         if p is None:
             for r in outs:
@@ -292,15 +341,7 @@ def build_model(machine: SupervisorMachine, catalog, hypotheses: Hypotheses,
         intended = (believed & desired) or believed
         for r, targets in (("B", believed), ("D", desired), ("I", intended)):
             outs[r].append(frozenset((i, j) for i in range(m) for j in targets))
-    names = [f"q{t}" for t in range(len(tracker))]
-    automata = {r: Automaton(list(names), 1, [list(row) for row in tau], outs[r])
-                for r in RELATIONS}
-    actual = hypotheses.actual()
-    actual_index = next((j for j, v in enumerate(worlds_values) if v == actual), 0)
-    structure = validate(Structure([d.name for d in directions], worlds, automata, actual_index,
-                                   name=name))
-    return MissionModel(structure, hypotheses, worlds_values, positions, directions, tracker,
-                        steps, frozenset(excluded), machine, mission=name, sink=0)
+    return outs
 
 
 def _believed(hypotheses: Hypotheses, values: list[dict], consistent: frozenset[int]
