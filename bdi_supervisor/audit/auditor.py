@@ -277,40 +277,18 @@ def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
     capability, ``0..bound``); at most one digit is non-zero since an activation of one capability
     clears the others.
     """
-    view = ctx.view
-    bounded = sorted(name for name, cap in view.catalog.capabilities.items()
+    catalog = ctx.view.catalog
+    bounded = sorted(name for name, cap in catalog.capabilities.items()
                      if cap.max_consecutive_failures is not None)
     if not bounded:
         return len(graph.order)
-    slot = {name: index for index, name in enumerate(bounded)}
-    bounds = [view.catalog.capabilities[name].max_consecutive_failures for name in bounded]
+    bounds = [catalog.capabilities[name].max_consecutive_failures for name in bounded]
     radix = [b + 1 for b in bounds]
     weight = [1] * len(bounded)
     for k in range(1, len(bounded)):
         weight[k] = weight[k - 1] * radix[k - 1]
     limit = ctx.options.max_product_states
-    n = graph.n
-    single = [-1] * n  # slot of the single activated bounded capability, -1 otherwise
-    resets = [False] * n  # activates exactly one capability (clears the other streaks)
-    for u in graph.order:
-        active = graph.active[u]
-        if len(active) == 1:
-            resets[u] = True
-            single[u] = slot.get(active[0], -1)
-    # per edge of a bounded activation: COMPLETION / FAILURE of that capability, else NOTHING
-    codes: list[list[int] | None] = [None] * n
-    for u in graph.order:
-        k = single[u]
-        if k < 0 or graph.virtual[u]:
-            continue
-        cap = bounded[k]
-        row = []
-        for observed in graph.edge_obs[u]:
-            code = NOTHING
-            if len(observed) == 1 and observed[0].capability in (None, cap):
-                code = COMPLETION if observed[0].outcome == COMPLETED else FAILURE
-            row.append(code)
-        codes[u] = row
+    single, resets, codes = _streak_edges(graph, bounded)
     total = weight[-1] * radix[-1]
     ids: dict[int, int] = {}
     nodes: list[int] = []  # key = state * total + counters
@@ -358,6 +336,35 @@ def _bounded_failures(ctx: _Context, graph: _Graph) -> int:
                 nodes.append(key)
                 parent.append(here)
     return len(nodes)
+
+
+def _streak_edges(graph: _Graph, bounded: list[str]
+                  ) -> tuple[list[int], list[bool], list[list[int] | None]]:
+    """Per state: the slot of the one bounded capability it activates (-1 otherwise), whether it
+    activates exactly one capability (which clears the other streaks), and per edge of a bounded
+    activation the code of what the edge observes: COMPLETION or FAILURE of that capability,
+    else NOTHING."""
+    slot = {name: index for index, name in enumerate(bounded)}
+    single = [-1] * graph.n
+    resets = [False] * graph.n
+    for u in graph.order:
+        active = graph.active[u]
+        if len(active) == 1:
+            resets[u] = True
+            single[u] = slot.get(active[0], -1)
+    codes: list[list[int] | None] = [None] * graph.n
+    for u in graph.order:
+        k = single[u]
+        if k < 0 or graph.virtual[u]:
+            continue
+        row = []
+        for observed in graph.edge_obs[u]:
+            code = NOTHING
+            if len(observed) == 1 and observed[0].capability in (None, bounded[k]):
+                code = COMPLETION if observed[0].outcome == COMPLETED else FAILURE
+            row.append(code)
+        codes[u] = row
+    return single, resets, codes
 
 
 def _bounded_defect(ctx: _Context, graph: _Graph, nodes: list[int], parent: list[int],
