@@ -391,18 +391,42 @@ def _per_outcome(doc: YamlDoc, value: Any, path: KeyPath, catalog: Catalog,
     return out
 
 
-def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Names) -> Capability:
+def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog,
+                names: _Names) -> Capability:
     path: KeyPath = ("capabilities", name)
     doc.expect(spec, dict, path, "a mapping of capability keys")
     doc.check_keys(spec, path, CAPABILITY_KEYS, required=("interface",))
-    interface = doc.expect(spec["interface"], str, (*path, "interface"), "a FlexBE state class name")
+    interface = doc.expect(spec["interface"], str, (*path, "interface"),
+                           "a FlexBE state class name")
     if not INTERFACE_SYNTAX.fullmatch(interface):
         raise doc.error("unsafe interface name", (*path, "interface"), found=repr(interface),
                         expected="a stock state's Class, or package.module.Class")
+    flexbe = _flexbe_outcomes(doc, spec, path, catalog)
+    parameters = _parameters(doc, spec, path, catalog)
+    _check_signature(doc, interface, spec.get("parameters") or {}, (*path, "parameters"))
+    pre_raw = spec.get("preconditions")
+    if pre_raw is not None and not isinstance(pre_raw, list):
+        pre_raw = [pre_raw]
+    preconditions = tuple(parse_condition(doc, item, (*path, "preconditions", i), names)
+                          for i, item in enumerate(pre_raw or []))
+    post, setters = _postconditions(doc, spec, path, catalog, flexbe, names)
+    return Capability(
+        name=name, interface=interface, parameters=parameters, preconditions=preconditions,
+        postconditions=post, transitions=_transitions(doc, spec, path, catalog, flexbe),
+        free_setters=setters, outcomes=tuple(dict.fromkeys(flexbe.values())),
+        flexbe_outcomes=flexbe,
+        autonomy=_autonomy(doc, spec.get("autonomy"), (*path, "autonomy"), flexbe),
+        userdata_in=_userdata(doc, spec.get("userdata_in"), (*path, "userdata_in")),
+        userdata_out=_userdata(doc, spec.get("userdata_out"), (*path, "userdata_out")),
+        max_consecutive_failures=_failure_limit(doc, spec, path),
+    )
+
+
+def _parameters(doc: YamlDoc, spec: dict, path: KeyPath,
+                catalog: Catalog) -> tuple[Parameter, ...]:
+    """The capability's parameters: literals, or ``@var`` chosen by synthesis."""
     params_raw = spec.get("parameters") or {}
     doc.expect(params_raw, dict, (*path, "parameters"), "a mapping parameter: value")
-    flexbe = _flexbe_outcomes(doc, spec, path, catalog)
-    outcomes = tuple(dict.fromkeys(flexbe.values()))
     parameters = []
     for pname, value in params_raw.items():
         where = (*path, "parameters", pname)
@@ -410,28 +434,32 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Na
         if isinstance(value, str) and value.startswith("@"):
             var = value[1:]
             if var not in catalog.variables and var not in catalog.memory:
-                raise doc.error(f"parameter refers to undefined variable '{var}'", where, found=repr(value),
+                raise doc.error(f"parameter refers to undefined variable '{var}'", where,
+                                found=repr(value),
                                 expected="@ followed by a variable_mappings or memory name")
             parameters.append(Parameter(pname, None, var))
         else:
             parameters.append(Parameter(pname, value))
-    _check_signature(doc, interface, params_raw, (*path, "parameters"))
-    pre_raw = spec.get("preconditions")
-    if pre_raw is not None and not isinstance(pre_raw, list):
-        pre_raw = [pre_raw]
-    preconditions = tuple(parse_condition(doc, item, (*path, "preconditions", i), names)
-                          for i, item in enumerate(pre_raw or []))
+    return tuple(parameters)
+
+
+def _postconditions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
+                    flexbe: dict[str, str], names: _Names
+                    ) -> tuple[dict[str, tuple[Formula, ...]], dict[str, tuple[str, ...]]]:
+    """Per normalized outcome, the postcondition formulas (a literal set twice to different
+    values is an error) and the ``@var`` names the outcome leaves free."""
     post: dict[str, tuple[Formula, ...]] = {}
     setters: dict[str, tuple[str, ...]] = {}
-    for outcome, items in _per_outcome(doc, spec.get("postconditions"), (*path, "postconditions"),
-                                       catalog, flexbe).items():
+    known = set(catalog.variables) | set(catalog.memory) | set(catalog.capabilities)
+    for outcome, items in _per_outcome(doc, spec.get("postconditions"),
+                                       (*path, "postconditions"), catalog, flexbe).items():
         formulas: list[Formula] = []
         free: list[str] = []
         seen: dict[str, tuple[object, KeyPath]] = {}
         for where, item in items:
             if isinstance(item, str) and item.strip().startswith("@"):
                 var = item.strip()[1:]
-                if var not in catalog.variables and var not in catalog.memory and var not in catalog.capabilities:
+                if var not in known:
                     raise doc.error(f"'@{var}' names no variable", where, found=repr(item),
                                     expected="@ followed by a variable_mappings or memory name")
                 free.append(var)
@@ -441,46 +469,57 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog, names: _Na
             if literal is not None:
                 var, value = literal
                 if var in seen and seen[var][0] != value:
-                    raise doc.error(f"conflicting postconditions for '{var}' on outcome '{outcome}'", where,
-                                    found=repr(item), expected=f"one value (line {doc.line(seen[var][1])} "
-                                                               "already sets another)")
+                    raise doc.error(
+                        f"conflicting postconditions for '{var}' on outcome '{outcome}'", where,
+                        found=repr(item),
+                        expected=f"one value (line {doc.line(seen[var][1])} already sets "
+                                 "another)")
                 seen[var] = (value, where)
             formulas.append(formula)
         post[outcome] = tuple(formulas)
         if free:
             setters[outcome] = tuple(free)
+    return post, setters
+
+
+def _transitions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
+                 flexbe: dict[str, str]) -> dict[str, tuple[Formula, ...]]:
+    """Per normalized outcome, the required (or, with ``!``, excluded) follow-on capabilities
+    and SM outcomes of ``transition_relation``."""
     targets = set(catalog.capabilities) | set(catalog.sm_outcome_mappings)
     transitions: dict[str, tuple[Formula, ...]] = {}
-    for outcome, items in _per_outcome(doc, spec.get("transition_relation"), (*path, "transition_relation"),
-                                       catalog, flexbe).items():
+    for outcome, items in _per_outcome(doc, spec.get("transition_relation"),
+                                       (*path, "transition_relation"), catalog, flexbe).items():
         formulas = []
         for where, item in items:
             if not isinstance(item, str):
-                raise doc.error("wrong type", where, found=repr(item), expected="a capability or SM outcome name")
+                raise doc.error("wrong type", where, found=repr(item),
+                                expected="a capability or SM outcome name")
             text = item.strip()
             if text.startswith("@"):
                 continue  # the reference skips these too
             negated = text.startswith("!")
             target = text[1:].strip() if negated else text
             if target not in targets:
-                raise doc.error(f"transition target '{target}' is not a capability or SM outcome", where,
-                                found=repr(item), expected="one of " + ", ".join(sorted(targets)))
+                raise doc.error(f"transition target '{target}' is not a capability or SM outcome",
+                                where, found=repr(item),
+                                expected="one of " + ", ".join(sorted(targets)))
             formulas.append(Not(Var(target)) if negated else Var(target))
         transitions[outcome] = tuple(formulas)
-    limit = spec.get("max_consecutive_failures", spec.get("bounded_failure_limit"))
+    return transitions
+
+
+def _failure_limit(doc: YamlDoc, spec: dict, path: KeyPath) -> int | None:
+    """``max_consecutive_failures`` (or the reference's ``bounded_failure_limit``): >= 1."""
+    key = ("max_consecutive_failures" if "max_consecutive_failures" in spec
+           else "bounded_failure_limit")
+    limit = spec.get(key)
     if limit is not None:
-        key = "max_consecutive_failures" if "max_consecutive_failures" in spec else "bounded_failure_limit"
         doc.expect(limit, int, (*path, key), "a positive integer")
         if limit < 1:
-            raise doc.error("must be positive", (*path, key), found=repr(limit), expected="an integer >= 1")
-    return Capability(
-        name=name, interface=interface, parameters=tuple(parameters), preconditions=preconditions,
-        postconditions=post, transitions=transitions, free_setters=setters, outcomes=outcomes,
-        flexbe_outcomes=flexbe, autonomy=_autonomy(doc, spec.get("autonomy"), (*path, "autonomy"), flexbe),
-        userdata_in=_userdata(doc, spec.get("userdata_in"), (*path, "userdata_in")),
-        userdata_out=_userdata(doc, spec.get("userdata_out"), (*path, "userdata_out")),
-        max_consecutive_failures=limit,
-    )
+            raise doc.error("must be positive", (*path, key), found=repr(limit),
+                            expected="an integer >= 1")
+    return limit
 
 
 # ---------------------------------------------------------------- catalog
