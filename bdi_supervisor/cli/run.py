@@ -13,6 +13,7 @@ bad input (including a bad catalog/adapter binding, reported before the robot mo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -87,53 +88,16 @@ def _monitor(args: argparse.Namespace, mission, prepared, view):
 
 def run(args: argparse.Namespace) -> int:
     import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
-    from bdi_supervisor.cli.synthesis_view import print_audit_warnings, solving_status
-    from bdi_supervisor.display import output_console, plain
-    from bdi_supervisor.errors import InputError
     from bdi_supervisor.handover import Refused, check_audit
     from bdi_supervisor.mission import load_mission
-    from bdi_supervisor.outpaths import check_output_file
-    from bdi_supervisor.pipeline import NoSupervisor, load_counter_run, load_folder, prepare
-    from bdi_supervisor.runtime.extras import require_simulator
-    from bdi_supervisor.runtime.progress import ProgressView, print_result
-    from bdi_supervisor.runtime.session import RunOptions, run_supervisor, runner_config
+    from bdi_supervisor.pipeline import NoSupervisor
 
-    if args.max_steps is not None and args.max_steps < 1:
-        raise InputError("must be at least 1", key="--max-steps", found=str(args.max_steps),
-                         expected="a positive number of activations")
-    if args.bdi_log:
-        check_output_file(args.bdi_log, "BDI log")
     mission = load_mission(args.mission)
-    runner = mission.section("runner") or {}
-    require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
-    runner_config(mission)  # the runner and adapter sections are checked before synthesis
-    overrides = overrides_from_args(args)
-    if args.from_dir and overrides:
-        raise InputError("a saved run folder is already synthesized", key="--from",
-                         found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
-                         expected="--from DIR or synthesis overrides, not both")
+    overrides = _checked_arguments(args, mission)
     try:
-        if args.from_dir and Path(args.from_dir).is_file():
-            prepared = load_counter_run(Path(args.from_dir), mission)
-        elif args.from_dir:
-            prepared = load_folder(Path(args.from_dir), mission)
-        else:
-            with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
-                prepared = prepare(mission, overrides, progress=progress)
+        prepared = _supervisor(args, mission, overrides)
     except NoSupervisor as verdict:
-        explained = verdict.explanation
-        if args.json:
-            print(json.dumps({"mission": mission.name, "synthesis": verdict.status,
-                              "message": verdict.message, "result": None,
-                              **({"explanation": explained.to_dict()} if explained else {})},
-                             indent=1))
-        else:
-            print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
-            if explained is not None:
-                from bdi_supervisor.cli.explanation_view import print_explanation
-
-                print_explanation(explained.to_dict(), output_console(),
-                                  source=args.mission, timeline=explained.timeline)
+        _print_no_supervisor(args, mission, verdict)
         return ExitCode.NEGATIVE
     try:
         check_audit(prepared.audit, args.from_dir)
@@ -145,6 +109,75 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(refused, file=sys.stderr)
         return ExitCode.NEGATIVE
+    result, monitor = _execute(args, mission, prepared)
+    _print_run(args, mission, prepared, result, monitor)
+    if monitor is not None:
+        monitor.close()
+    return ExitCode.OK if result.goal_reached else ExitCode.NEGATIVE
+
+
+def _checked_arguments(args: argparse.Namespace, mission) -> dict:
+    """What can be refused before synthesis (the step limit, the BDI log's path, the simulator
+    and its extra, the runner and adapter sections, overrides with ``--from``); the overrides."""
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.outpaths import check_output_file
+    from bdi_supervisor.runtime.extras import require_simulator
+    from bdi_supervisor.runtime.session import runner_config
+
+    if args.max_steps is not None and args.max_steps < 1:
+        raise InputError("must be at least 1", key="--max-steps", found=str(args.max_steps),
+                         expected="a positive number of activations")
+    if args.bdi_log:
+        check_output_file(args.bdi_log, "BDI log")
+    runner = mission.section("runner") or {}
+    require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
+    runner_config(mission)
+    overrides = overrides_from_args(args)
+    if args.from_dir and overrides:
+        raise InputError("a saved run folder is already synthesized", key="--from",
+                         found=", ".join(f"--{k}" for k in OVERRIDES if k in overrides),
+                         expected="--from DIR or synthesis overrides, not both")
+    return overrides
+
+
+def _supervisor(args: argparse.Namespace, mission, overrides: dict):
+    """The supervisor to run: a saved counter-run or run folder (``--from``), or the pipeline's
+    (raises :class:`~bdi_supervisor.pipeline.NoSupervisor` on a negative verdict)."""
+    from bdi_supervisor.cli.synthesis_view import solving_status
+    from bdi_supervisor.pipeline import load_counter_run, load_folder, prepare
+
+    if args.from_dir and Path(args.from_dir).is_file():
+        return load_counter_run(Path(args.from_dir), mission)
+    if args.from_dir:
+        return load_folder(Path(args.from_dir), mission)
+    with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
+        return prepare(mission, overrides, progress=progress)
+
+
+def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
+    """Why there is nothing to run, with the explanation of an unrealizable mission."""
+    explained = verdict.explanation
+    if args.json:
+        print(json.dumps({"mission": mission.name, "synthesis": verdict.status,
+                          "message": verdict.message, "result": None,
+                          **({"explanation": explained.to_dict()} if explained else {})},
+                         indent=1))
+        return
+    print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
+    if explained is not None:
+        from bdi_supervisor.cli.explanation_view import print_explanation
+        from bdi_supervisor.display import output_console
+
+        print_explanation(explained.to_dict(), output_console(), source=args.mission,
+                          timeline=explained.timeline)
+
+
+def _execute(args: argparse.Namespace, mission, prepared):
+    """Run the supervisor in the embedded executor (with the live view on a terminal and the
+    monitor when the mission has properties): ``(result, monitor or None)``."""
+    from bdi_supervisor.runtime.progress import ProgressView
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
     options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
                          bdi_log=Path(args.bdi_log) if args.bdi_log else None,
                          max_steps=args.max_steps)
@@ -153,38 +186,37 @@ def run(args: argparse.Namespace) -> int:
     if args.operator and ask is None:
         print("--operator: standard input is not a terminal, so operator decisions take their "
               "suggestion", file=sys.stderr)
-    callbacks = []
     view = ProgressView() if interactive and ask is None else None
     monitor = _monitor(args, mission, prepared, view)
-    if monitor is not None:
-        callbacks.append(monitor)
-    if view is not None:
-        callbacks.append(view)
-        with view:
-            result = run_supervisor(mission, prepared.machine, prepared.reduced,
-                                    options=options, callbacks=callbacks, ask=ask)
-    else:
+    callbacks = [c for c in (monitor, view) if c is not None]
+    with view if view is not None else contextlib.nullcontext():
         result = run_supervisor(mission, prepared.machine, prepared.reduced, options=options,
                                 callbacks=callbacks, ask=ask)
+    return result, monitor
+
+
+def _print_run(args: argparse.Namespace, mission, prepared, result, monitor) -> None:
+    """The run's record (``--json``) or its counts, audit warnings, timeline and verdicts."""
+    from bdi_supervisor.cli.synthesis_view import print_audit_warnings
+    from bdi_supervisor.display import output_console, plain
+    from bdi_supervisor.runtime.progress import print_result
+
     if args.json:
         print(json.dumps({"mission": mission.name, "audit": prepared.audit,
                           "counts": prepared.counts, "audit_warnings": prepared.warnings,
                           "result": result.to_dict(),
                           **({"monitor": monitor.to_json()} if monitor else {})},
                          indent=1, default=str))
-    else:
-        counts = prepared.counts
-        console = output_console()
-        console.print(f"mission {mission.name}: supervisor raw {plain(counts.get('raw'))} → "
-                      f"reduced {plain(counts.get('reduced'))} → realized "
-                      f"{plain(counts.get('realized'))} states")
-        where = (f"{Path(args.from_dir) / 'audit.json'}, key 'warnings'" if args.from_dir else
-                 f"'bdi-supervisor synthesize {args.mission}' writes them to audit.json "
-                 "(key 'warnings'); 'run --json' prints them")
-        print_audit_warnings(prepared.warnings, where, console)
-        print_result(result, console, title=f"{mission.name} run {result.run_id}")
-        if monitor is not None:
-            monitor.print_summary(console)
+        return
+    counts = prepared.counts
+    console = output_console()
+    console.print(f"mission {mission.name}: supervisor raw {plain(counts.get('raw'))} → "
+                  f"reduced {plain(counts.get('reduced'))} → realized "
+                  f"{plain(counts.get('realized'))} states")
+    where = (f"{Path(args.from_dir) / 'audit.json'}, key 'warnings'" if args.from_dir else
+             f"'bdi-supervisor synthesize {args.mission}' writes them to audit.json "
+             "(key 'warnings'); 'run --json' prints them")
+    print_audit_warnings(prepared.warnings, where, console)
+    print_result(result, console, title=f"{mission.name} run {result.run_id}")
     if monitor is not None:
-        monitor.close()
-    return ExitCode.OK if result.goal_reached else ExitCode.NEGATIVE
+        monitor.print_summary(console)
