@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bdi_supervisor import __version__
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.realize.machine import SupervisorMachine
+from bdi_supervisor.realize.machine import MachineState, SupervisorMachine
 from bdi_supervisor.realize.safety import (
     check_behavior_name,
     check_identifier,
@@ -149,6 +149,24 @@ def _dict_literal(items: dict[str, str]) -> str:
 def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author: str,
                     date: str, description: str, ambiguity: str = "error") -> str:
     """Source of the behavior module (4.x layout)."""
+    _check_machine(machine, ambiguity)
+    refs = _class_refs(machine)
+    out = _module_header(names, author, date, description)
+    out += _imports(refs)
+    out += _class_header(names, description)
+    out += _create_header(machine)
+    for index, state in enumerate(machine.states):
+        out += _state_lines(state, index, refs[(state.interface_module, state.interface_class)])
+    w1, w2 = INDENT, INDENT * 2
+    out += [f"{w2}return _state_machine", "",
+            f"{w1}# Private functions can be added inside the following tags",
+            f"{w1}# [MANUAL_FUNC]", "", f"{w1}# [/MANUAL_FUNC]", ""]
+    return "\n".join(out)
+
+
+def _check_machine(machine: SupervisorMachine, ambiguity: str) -> None:
+    """What FlexBE cannot express: a next capability that depends on sensor inputs (unless
+    ``ambiguity`` is not ``error``), unsafe container outcomes, outcomes named like states."""
     ambiguous = machine.ambiguities()
     if ambiguous and ambiguity == "error":
         raise InputError(
@@ -162,10 +180,11 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
     if clash:
         raise InputError("a container outcome has the name of a state", key="sm_outcomes",
                          found=", ".join(clash), expected="outcome names distinct from states")
-    refs = _class_refs(machine)
-    w1, w2, w3 = INDENT, INDENT * 2, INDENT * 3
 
-    out: list[str] = [
+
+def _module_header(names: BehaviorNames, author: str, date: str, description: str) -> list[str]:
+    """The generated-code banner and the module docstring, as the editor writes them."""
+    return [
         "#!/usr/bin/env python3",
         "# -*- coding: utf-8 -*-",
         "",
@@ -191,14 +210,22 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         "",
         "",
     ]
+
+
+def _imports(refs: dict[tuple[str, str], str]) -> list[str]:
+    """flexbe_core's names and every state class (aliased where two share a name), sorted, then
+    the manual-import section."""
     imports = {f"from flexbe_core import {name}" for name in CORE_IMPORTS}
     for (module, cls), ref in refs.items():
         imports.add(f"from {module} import {cls}" + (f" as {ref}" if ref != cls else ""))
-    out += sorted(imports)
-    out += ["", "# Additional imports can be added inside the following tags", "# [MANUAL_IMPORT]",
-            *ENGINE_IMPORT, "# [/MANUAL_IMPORT]", "", ""]
+    return [*sorted(imports), "", "# Additional imports can be added inside the following tags",
+            "# [MANUAL_IMPORT]", *ENGINE_IMPORT, "# [/MANUAL_IMPORT]", "", ""]
 
-    out += [
+
+def _class_header(names: BehaviorNames, description: str) -> list[str]:
+    """The behavior class up to ``create``: docstring, ``__init__`` and the manual sections."""
+    w1, w2 = INDENT, INDENT * 2
+    return [
         f"class {names.class_name}(Behavior):",
         f'{w1}"""',
         f"{w1}Define {_docstring_text(names.behavior)}.",
@@ -228,41 +255,48 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
         f'{w2}"""Create state machine."""',
         f"{w2}# Root state machine",
     ]
+
+
+def _create_header(machine: SupervisorMachine) -> list[str]:
+    """``create`` up to its states: the container (its outcomes' editor positions, userdata)."""
+    w2 = INDENT * 2
     rows = (len(machine.states) + _COLUMNS - 1) // _COLUMNS
     outcome_y = _Y0 + _DY * rows + 60
     positions = [f"x:{_X0 + 150 * i} y:{outcome_y}" for i in range(len(machine.outcomes))]
-    out.append(f"{w2}# " + ", ".join(positions))
-    out.append(f"{w2}_state_machine = OperatableStateMachine(outcomes={list(machine.outcomes)!r})")
+    out = [f"{w2}# " + ", ".join(positions),
+           f"{w2}_state_machine = OperatableStateMachine(outcomes={list(machine.outcomes)!r})"]
     for key in machine.userdata_keys:
         out.append(f"{w2}_state_machine.userdata.{check_identifier(key, 'userdata key')} = None")
     out += ["", f"{w2}# Additional creation code can be added inside the following tags",
             f"{w2}# [MANUAL_CREATE]", "", f"{w2}# [/MANUAL_CREATE]", "",
             f"{w2}with _state_machine:"]
+    return out
 
+
+def _state_lines(state: MachineState, index: int, ref: str) -> list[str]:
+    """One ``OperatableStateMachine.add`` of a state (validated literals only), with its
+    editor position."""
+    w3 = INDENT * 3
     prefix = w3 + " " * len("OperatableStateMachine.add(")
-    for index, state in enumerate(machine.states):
-        x, y = _position(index)
-        ref = refs[(state.interface_module, state.interface_class)]
-        args = ", ".join(f"{check_identifier(k, 'parameter name')}="
-                         f"{check_literal(v, 'parameter value')!r}"
-                         for k, v in state.parameters.items())
-        transitions = {o: repr(check_label(t, "transition target"))
-                       for o, t in state.flexbe_transitions().items()}
-        autonomy = {o: AUTONOMY_NAMES[level] for o, level in state.autonomy.items()}
-        out += [f"{w3}# x:{x} y:{y}",
-                f"{w3}OperatableStateMachine.add({check_label(state.name, 'state name')!r},",
-                f"{prefix}{ref}({args}),",
-                f"{prefix}transitions={_dict_literal(transitions)},"]
-        if state.remapping:
-            out += [f"{prefix}autonomy={_dict_literal(autonomy)},",
-                    f"{prefix}remapping={_dict_literal({k: repr(v) for k, v in state.remapping.items()})})"]
-        else:
-            out.append(f"{prefix}autonomy={_dict_literal(autonomy)})")
-        out.append("")
-    out += [f"{w2}return _state_machine", "",
-            f"{w1}# Private functions can be added inside the following tags",
-            f"{w1}# [MANUAL_FUNC]", "", f"{w1}# [/MANUAL_FUNC]", ""]
-    return "\n".join(out)
+    x, y = _position(index)
+    args = ", ".join(f"{check_identifier(k, 'parameter name')}="
+                     f"{check_literal(v, 'parameter value')!r}"
+                     for k, v in state.parameters.items())
+    transitions = {o: repr(check_label(t, "transition target"))
+                   for o, t in state.flexbe_transitions().items()}
+    autonomy = {o: AUTONOMY_NAMES[level] for o, level in state.autonomy.items()}
+    out = [f"{w3}# x:{x} y:{y}",
+           f"{w3}OperatableStateMachine.add({check_label(state.name, 'state name')!r},",
+           f"{prefix}{ref}({args}),",
+           f"{prefix}transitions={_dict_literal(transitions)},"]
+    if state.remapping:
+        remapping = _dict_literal({k: repr(v) for k, v in state.remapping.items()})
+        out += [f"{prefix}autonomy={_dict_literal(autonomy)},",
+                f"{prefix}remapping={remapping})"]
+    else:
+        out.append(f"{prefix}autonomy={_dict_literal(autonomy)})")
+    out.append("")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
