@@ -273,42 +273,17 @@ def build_machine(
     propositions that are strategy outputs). ``edges`` optionally labels each state's outgoing
     edges with their arrival input (state id → [(inputs, successor id)], see
     :func:`edges_from_provenance`); without it the successor's ``inputs`` are the label, read
-    as a union (each outcome of the active capability they show leads there). Raises :class:`InputError` on unsafe names,
-    unresolvable parameters or a strategy that breaks the activation/outcome protocol.
+    as a union (each outcome of the active capability they show leads there). Raises
+    :class:`InputError` on unsafe names, unresolvable parameters or a strategy that breaks the
+    activation/outcome protocol.
     """
     encoding = encoding or detect_encoding(strategy)
-    if encoding not in (ONE_HOT, ENUMERATED):
-        raise InputError("unknown encoding", key="encoding", found=repr(encoding),
-                         expected=f"{ONE_HOT!r} or {ENUMERATED!r}")
-    for cap in catalog.capabilities:
-        check_identifier(cap, "capability name", f"capabilities.{cap}")
-    outputs = set(strategy.output_names)
-    _check_activations(strategy, catalog, encoding, source)
-    if sm_outcomes is None:
-        sm_outcomes = {o: p for o, p in catalog.sm_outcome_mappings.items() if p in outputs}
-    for outcome, prop in sm_outcomes.items():
-        check_label(outcome, "SM outcome", f"sm_outcome_mappings.{outcome}")
-        if prop not in outputs:
-            raise InputError("SM outcome proposition is not a strategy output", file=source,
-                             key=f"sm_outcome_mappings.{outcome}", found=repr(prop))
-    outcome_vars = set()
-    for cap_name, cap in catalog.capabilities.items():
-        for outcome in cap.outcomes:
-            outcome_vars.add(outcome_variable(catalog, cap_name, outcome, encoding))
+    sm_outcomes = _checked_outcomes(strategy, catalog, encoding, sm_outcomes, source)
+    outcome_vars = {outcome_variable(catalog, cap_name, outcome, encoding)
+                    for cap_name, cap in catalog.capabilities.items() for outcome in cap.outcomes}
     ctx = _Context(strategy, catalog, encoding, {p: o for o, p in sm_outcomes.items()},
                    frozenset(outcome_vars), capability_order(catalog), source, edges)
-
-    names: dict[int, str] = {}
-    dropped: dict[int, str] = {}
-    for state in strategy.states:
-        kind, value = _classify(ctx, state)
-        if kind == "capability":
-            names[state.id] = f"{state.id}_{value}"
-        elif kind == "outcome":
-            dropped[state.id] = f"outcome:{value}"
-        else:
-            dropped[state.id] = "wiring"
-
+    names, dropped = _state_names(ctx)
     initial_branches = _initial_branches(ctx, names)
     if not initial_branches:
         raise InputError("strategy has no initial state that leads to a capability",
@@ -347,6 +322,43 @@ def build_machine(
         userdata_keys=tuple(keys),
         dropped=dict(sorted(dropped.items())),
     )
+
+
+def _checked_outcomes(strategy: Strategy, catalog: Catalog, encoding: str,
+                      sm_outcomes: Mapping[str, str] | None, source: str) -> Mapping[str, str]:
+    """The encoding, capability names, activations and SM outcomes checked against the strategy;
+    the SM outcomes (default: the catalog's whose propositions the strategy outputs)."""
+    if encoding not in (ONE_HOT, ENUMERATED):
+        raise InputError("unknown encoding", key="encoding", found=repr(encoding),
+                         expected=f"{ONE_HOT!r} or {ENUMERATED!r}")
+    for cap in catalog.capabilities:
+        check_identifier(cap, "capability name", f"capabilities.{cap}")
+    outputs = set(strategy.output_names)
+    _check_activations(strategy, catalog, encoding, source)
+    if sm_outcomes is None:
+        sm_outcomes = {o: p for o, p in catalog.sm_outcome_mappings.items() if p in outputs}
+    for outcome, prop in sm_outcomes.items():
+        check_label(outcome, "SM outcome", f"sm_outcome_mappings.{outcome}")
+        if prop not in outputs:
+            raise InputError("SM outcome proposition is not a strategy output", file=source,
+                             key=f"sm_outcome_mappings.{outcome}", found=repr(prop))
+    return sm_outcomes
+
+
+def _state_names(ctx: _Context) -> tuple[dict[int, str], dict[int, str]]:
+    """The FlexBE name ``<id>_<capability>`` of every strategy state that activates a
+    capability, and why each other state is dropped (``outcome:<o>`` or ``wiring``)."""
+    names: dict[int, str] = {}
+    dropped: dict[int, str] = {}
+    for state in ctx.strategy.states:
+        kind, value = _classify(ctx, state)
+        if kind == "capability":
+            names[state.id] = f"{state.id}_{value}"
+        elif kind == "outcome":
+            dropped[state.id] = f"outcome:{value}"
+        else:
+            dropped[state.id] = "wiring"
+    return names, dropped
 
 
 def _check_activations(strategy: Strategy, catalog: Catalog, encoding: str, source: str) -> None:
