@@ -229,89 +229,105 @@ def extract(game: SymbolicGame, solution: Solution, *, initial: str = "all",
         bdd.configure(reordering=reordering)
 
 
-def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
-             budget: Budget | None, max_states: int | None) -> Strategy:
-    bdd = game.bdd
-    goals = game.sys_live
-    pre_vars = game.pre_vars
-    post_vars = game.post_vars
-    start = solution.winning & game.sys_init & game.env_init
-    todo: deque[tuple[tuple[bool, ...], int]] = deque()
-    index: dict[tuple[tuple[bool, ...], int], int] = {}
-    valuations: list[dict[str, bool]] = []
-    ranks: list[int] = []
+class _States:
+    """The explicit strategy's states as they are found: (valuation of the current bits, goal
+    rank), numbered in order, with the ones not yet expanded in ``todo``."""
 
-    def add(valuation: dict[str, bool], goal: int) -> int:
-        key = (tuple(valuation[v] for v in pre_vars), goal)
-        found = index.get(key)
+    def __init__(self, game: SymbolicGame, max_states: int | None) -> None:
+        self.pre_vars = game.pre_vars
+        self.max_states = max_states
+        self.index: dict[tuple[tuple[bool, ...], int], int] = {}
+        self.valuations: list[dict[str, bool]] = []
+        self.ranks: list[int] = []
+        self.todo: deque[tuple[tuple[bool, ...], int]] = deque()
+
+    def add(self, valuation: dict[str, bool], goal: int) -> int:
+        """The number of the state (valuation, goal), added if new."""
+        key = (tuple(valuation[v] for v in self.pre_vars), goal)
+        found = self.index.get(key)
         if found is not None:
             return found
-        if max_states is not None and len(valuations) >= max_states:
-            raise BudgetExceeded("strategy state", max_states)
-        index[key] = len(valuations)
-        valuations.append(valuation)
-        ranks.append(goal)
-        todo.append(key)
-        return index[key]
+        if self.max_states is not None and len(self.valuations) >= self.max_states:
+            raise BudgetExceeded("strategy state", self.max_states)
+        self.index[key] = len(self.valuations)
+        self.valuations.append(valuation)
+        self.ranks.append(goal)
+        self.todo.append(key)
+        return self.index[key]
 
-    if initial == "all":
-        for valuation in _all_sorted(game, start, pre_vars, budget, max_states):
-            add(valuation, 0)
-    else:
-        for inputs in _all_sorted(game, bdd.exist(game.pre_out, start), game.pre_in, budget,
-                                  max_states):
-            rest = bdd.let(inputs, start) if inputs else start
-            add({**inputs, **_smallest(game, rest, game.pre_out)}, 0)
-    initial_count = len(valuations)
 
+def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
+             budget: Budget | None, max_states: int | None) -> Strategy:
+    found = _States(game, max_states)
+    _add_initial_states(game, solution, initial, found, budget, max_states)
+    initial_count = len(found.valuations)
     successors: list[list[int]] = []
-    unprime = dict(zip(post_vars, pre_vars))
+    unprime = dict(zip(game.post_vars, game.pre_vars))
     max_transitions = MOVES_PER_STATE * max_states if max_states is not None else None
     transitions = 0
     cube = _CubeMaker(game)
-    while todo:
-        layer = list(todo)  # breadth first: the states found next form the next layer
-        todo.clear()
+    while found.todo:
+        layer = list(found.todo)  # breadth first: the states found next form the next layer
+        found.todo.clear()
         by_goal: dict[int, Function] = {}
         for key in layer:
-            by_goal[key[1]] = by_goal.get(key[1], game.false) | cube(valuations[index[key]])
+            by_goal[key[1]] = (by_goal.get(key[1], game.false)
+                               | cube(found.valuations[found.index[key]]))
         strategies = {goal: positional_strategies(game, solution, states, goal, budget)
                       for goal, states in by_goal.items()}
         for key in layer:
             if budget is not None:
                 budget.check(game)
-            current = valuations[index[key]]
-            goal = key[1]
-            out: list[int] = []
+            current, goal = found.valuations[found.index[key]], key[1]
             moves = _moves(game, strategies[goal], current, max_states, budget)
             transitions += len(moves)
             if max_transitions is not None and transitions > max_transitions:
                 raise BudgetExceeded("strategy transition", max_transitions)
-            for move in moves:
-                values = {**current, **move}
-                nxt = goal
-                first = True
-                while (nxt != goal or first) and _holds(goals[nxt], values):
-                    nxt = (nxt + 1) % len(goals)
-                    first = False
-                target = {unprime[b]: value for b, value in move.items()}
-                out.append(add(target, nxt))
-            successors.append(out)
+            successors.append([
+                found.add({unprime[b]: value for b, value in move.items()},
+                          _next_goal(game.sys_live, goal, {**current, **move}))
+                for move in moves])
+    return _strategy(game, found, successors, initial_count, name, initial)
 
+
+def _add_initial_states(game: SymbolicGame, solution: Solution, initial: str, found: _States,
+                        budget: Budget | None, max_states: int | None) -> None:
+    """The winning initial valuations (all of them, or with ``per-input`` the smallest output
+    for each initial input), at goal rank 0."""
+    start = solution.winning & game.sys_init & game.env_init
+    if initial == "all":
+        for valuation in _all_sorted(game, start, game.pre_vars, budget, max_states):
+            found.add(valuation, 0)
+        return
+    for inputs in _all_sorted(game, game.bdd.exist(game.pre_out, start), game.pre_in, budget,
+                              max_states):
+        rest = game.bdd.let(inputs, start) if inputs else start
+        found.add({**inputs, **_smallest(game, rest, game.pre_out)}, 0)
+
+
+def _next_goal(goals: list[Function], goal: int, values: dict[str, bool]) -> int:
+    """slugs' goal advance: past every goal the move satisfies, starting with the current one
+    (at most once around)."""
+    nxt, first = goal, True
+    while (nxt != goal or first) and _holds(goals[nxt], values):
+        nxt = (nxt + 1) % len(goals)
+        first = False
+    return nxt
+
+
+def _strategy(game: SymbolicGame, found: _States, successors: list[list[int]],
+              initial_count: int, name: str, initial: str) -> Strategy:
+    """The explicit :class:`Strategy` of the states found (the first ``initial_count`` are the
+    initial ones)."""
     variables = [VariableInfo(v.name, v.owner, v.kind, v.low, v.high)
                  for v in game.spec.variables]
     inputs_names = [v.name for v in game.spec.inputs]
     outputs_names = [v.name for v in game.spec.outputs]
-    states = []
-    for sid, valuation in enumerate(valuations):
-        states.append(StrategyState(
-            id=sid,
-            inputs=game.decode(valuation, names=inputs_names),
-            outputs=game.decode(valuation, names=outputs_names),
-            successors=successors[sid],
-            rank=ranks[sid],
-            initial=sid < initial_count,
-        ))
-    metadata = {"source": "bdi_supervisor", "goals": len(goals),
+    states = [StrategyState(id=sid, inputs=game.decode(valuation, names=inputs_names),
+                            outputs=game.decode(valuation, names=outputs_names),
+                            successors=successors[sid], rank=found.ranks[sid],
+                            initial=sid < initial_count)
+              for sid, valuation in enumerate(found.valuations)]
+    metadata = {"source": "bdi_supervisor", "goals": len(game.sys_live),
                 "order": [v.name for v in game.variables], "initial": initial}
     return Strategy(variables, states, name, metadata)
