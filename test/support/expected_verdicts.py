@@ -81,8 +81,6 @@ def overrides(encoding: str, config: str) -> dict:
             "liveness": "fair-outcome" if config.startswith("F") else "system-goal"}
 
 
-
-
 def expected(group: str, encoding: str, config: str) -> Cell:
     return EXPECTED[group][encoding][CONFIGS.index(config)]
 
