@@ -32,7 +32,8 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
-        *((f"share/{PACKAGE}/config/{kind}", glob(f"config/{kind}/*.yaml")) for kind in CONFIG_KINDS),
+        *((f"share/{PACKAGE}/config/{kind}", glob(f"config/{kind}/*.yaml"))
+          for kind in CONFIG_KINDS),
     ],
     python_requires=">=3.10",
     install_requires=[

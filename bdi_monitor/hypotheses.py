@@ -128,7 +128,8 @@ def parse_hypotheses(mission: Any) -> Hypotheses:
         key = ("hypotheses", name)
         if not isinstance(name, str) or not _NAME.match(name):
             raise mission.section_error("bad fact name", *key, found=repr(name),
-                                        expected="letters, digits and '_', not starting with a digit")
+                                        expected="letters, digits and '_', not starting with a "
+                                                 "digit")
         if name in catalog.capabilities or name in catalog.memory or name in catalog.variables:
             raise mission.section_error("fact name clashes with a catalog name", *key,
                                         found=name, expected="a name of its own")
@@ -196,7 +197,8 @@ def parse_properties(mission: Any, propositions: set[str]) -> list[Property]:
         key = ("properties", name)
         if not isinstance(name, str) or not _NAME.match(name):
             raise mission.section_error("bad property name", *key, found=repr(name),
-                                        expected="letters, digits and '_', not starting with a digit")
+                                        expected="letters, digits and '_', not starting with a "
+                                                 "digit")
         description = ""
         if isinstance(entry, dict):
             for sub in entry:

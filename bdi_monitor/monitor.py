@@ -1,8 +1,8 @@
 """The live CTL-BDI monitor core: follow a run through the mission model, verdict per message.
 
-Model-based runtime meaning (docs/ctl-bdi.md, "Live monitor"): every property is checked once at launch;
-the true-sets are turned into a table that gives, per automaton state of the mission model, the
-consistent worlds in which each property holds (:meth:`ModelChecker.truth_table`). Per message
+Model-based runtime meaning (docs/ctl-bdi.md, "Live monitor"): every property is checked once at
+launch; the true-sets are turned into a table that gives, per automaton state of the mission model,
+the consistent worlds in which each property holds (:meth:`ModelChecker.truth_table`). Per message
 the monitor maps the record to a direction (machine state, outcome, next state), advances the
 automaton state (one list lookup) and reads the verdicts off the table:
 
@@ -110,8 +110,8 @@ class Monitor:
                 message = (f"NO: counterexample with {len(r.certificate.obligations)} "
                            "obligations")
                 evidence["counterexample"] = r.certificate.render(self.checker.actual)
-            result.append(Verdict(r.property.name, PropertyValue.TRUE if r.holds else PropertyValue.FALSE, message,
-                                  evidence))
+            value = PropertyValue.TRUE if r.holds else PropertyValue.FALSE
+            result.append(Verdict(r.property.name, value, message, evidence))
         return result
 
     def feed(self, record: Any, stamp_ns: int | None = None) -> list[Verdict]:
@@ -319,7 +319,8 @@ class Monitor:
     def _lose(self, reason: str) -> None:
         self.lost = True
         self.reason = f"lost track: {reason}"
-        self._set((PropertyValue.INCONCLUSIVE,) * len(self.names), self.last_seq, "gap", self.reason)
+        self._set((PropertyValue.INCONCLUSIVE,) * len(self.names), self.last_seq, "gap",
+                  self.reason)
 
     def _malformed(self, reason: str) -> None:
         self.counts["malformed"] += 1
@@ -339,7 +340,8 @@ class Monitor:
     def _message(self, value: str) -> str:
         if value == PropertyValue.INCONCLUSIVE and not self.lost:
             return "worlds consistent so far disagree"
-        return self.reason if value in (PropertyValue.OUT_OF_MODEL, PropertyValue.INCONCLUSIVE) else value
+        return self.reason if value in (PropertyValue.OUT_OF_MODEL,
+                                        PropertyValue.INCONCLUSIVE) else value
 
 
 def parse_line(line: str | bytes | None) -> tuple[Any, str | None]:

@@ -1,4 +1,5 @@
-"""A property's current verdict: what the monitor core reports and the ROS monitor node publishes."""
+"""A property's current verdict: what the monitor core reports and the ROS monitor node
+publishes."""
 
 from __future__ import annotations
 

@@ -90,5 +90,5 @@ class ExitCode(IntEnum):
     TERMINATED = 143
 
 
-__all__ = ["FAILURE_SM_OUTCOMES", "AuditVerdict", "ExitCode", "PropertyValue", "Realizability", "Separation",
-           "StageStatus", "Word"]
+__all__ = ["FAILURE_SM_OUTCOMES", "AuditVerdict", "ExitCode", "PropertyValue", "Realizability",
+           "Separation", "StageStatus", "Word"]

@@ -6,7 +6,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 
-def bfs_tree(adjacency: Sequence[Sequence[int]], roots: Iterable[int]) -> tuple[list[int], list[int]]:
+def bfs_tree(adjacency: Sequence[Sequence[int]],
+             roots: Iterable[int]) -> tuple[list[int], list[int]]:
     """Breadth-first search from ``roots``: ``(order, parent)``.
 
     ``order`` lists the reached nodes in visiting order; ``parent[v]`` is the predecessor on a

@@ -112,7 +112,8 @@ def check_output_file(path: str | Path, what: str = "output file") -> Path:
     except FileNotFoundError:
         info = None
     except OSError as error:
-        raise InputError(f"cannot write the {what}: {error.strerror or error}", file=where) from None
+        raise InputError(f"cannot write the {what}: {error.strerror or error}",
+                         file=where) from None
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
             raise InputError(f"{what} is a folder", file=where, expected="a file path")
@@ -129,7 +130,8 @@ def check_output_file(path: str | Path, what: str = "output file") -> Path:
         raise InputError(f"the folder of the {what} does not exist", file=where,
                          expected="an existing folder") from None
     except OSError as error:
-        raise InputError(f"cannot write the {what}: {error.strerror or error}", file=where) from None
+        raise InputError(f"cannot write the {what}: {error.strerror or error}",
+                         file=where) from None
     if not stat.S_ISDIR(parent_info.st_mode):
         raise InputError(f"the folder of the {what} is not a folder", file=where)
     if not os.access(parent, os.W_OK | os.X_OK):

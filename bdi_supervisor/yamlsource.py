@@ -87,10 +87,13 @@ class YamlDoc:
                 raise self.error(f"missing required key '{key}'", path, expected=key)
 
     def expect(self, value: Any, kinds: type | tuple[type, ...], path: KeyPath, what: str) -> Any:
-        """``value`` if it is an instance of ``kinds`` (bool is never an int here), else an error."""
-        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in _tuple(kinds))
+        """``value`` if it is an instance of ``kinds`` (bool is never an int here), else an
+        error."""
+        ok = (isinstance(value, kinds)
+              and not (isinstance(value, bool) and bool not in _tuple(kinds)))
         if not ok:
-            raise self.error("wrong type", path, found=f"{type(value).__name__} {value!r}", expected=what)
+            raise self.error("wrong type", path, found=f"{type(value).__name__} {value!r}",
+                             expected=what)
         return value
 
 

@@ -104,7 +104,8 @@ def test_successor_cap():
     spec = parse_spec("[INPUT]\ny:0...1073741823\n\n[OUTPUT]\nb\n\n[ENV_INIT]\ny = 0\n\n"
                       "[SYS_TRANS]\nb'\n")
     result = synthesize(spec, SynthesisOptions(max_states=10_000))
-    assert result.status == Realizability.INCOMPLETE and "successor budget" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE
+    assert "successor budget" in result.incomplete_reason
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "-inf"])

@@ -45,7 +45,8 @@ def test_coffee_extended_details():
     assert bd.flexbe_outcomes == {"button": "completed", "fail": "failure"}
     assert bd.autonomy == {"button": 2, "fail": 3}  # per outcome, not flattened
     assert bd.preconditions == (Not(Var("gr")), Not(Var("bd")))
-    assert bd.postconditions == {"completed": (Var("bd"), Not(Var("gr"))), "failure": (Not(Var("bd")),)}
+    assert bd.postconditions == {"completed": (Var("bd"), Not(Var("gr"))),
+                                 "failure": (Not(Var("bd")),)}
     assert catalog.state_outcome_mappings["done"] == "completed"  # global mappings merged in
     assert catalog.sm_outcome_mappings == {"finished": "finished"}
 
@@ -55,7 +56,8 @@ def test_vending_parameters_setters_transitions():
     select = catalog.capabilities["select"]
     assert select.free_setters == {"completed": ("item",)}
     assert select.transitions == {"completed": (Var("soda"), Var("beer"), Var("snack"))}
-    assert catalog.capabilities["soda"].postconditions["failure"][1] == Compare("=", Var("item"), Num(1))
+    assert catalog.capabilities["soda"].postconditions["failure"][1] == Compare("=", Var("item"),
+                                                                                Num(1))
     assert catalog.variables["item"].labels[1] == "soda"
     assert catalog.memory["pay"].owner == "sys"
 
@@ -90,28 +92,37 @@ def _load(text):
 def test_composite_conditions_and_bounded_failures():
     catalog = _load(BASE)
     stop = catalog.capabilities["stop"]
-    assert stop.preconditions == (Or((And((Var("go"), Compare("=", Var("item"), Num(1)))), Not(Var("go")))),)
+    go_item_1 = And((Var("go"), Compare("=", Var("item"), Num(1))))
+    assert stop.preconditions == (Or((go_item_1, Not(Var("go")))),)
     assert stop.max_consecutive_failures == 3
 
 
 @pytest.mark.parametrize("old, new, message, line", [
-    ("    parameters: {text: hi}\n", "    parameters: {text: hi}\n    colour: red\n", "unknown key", 9),
+    ("    parameters: {text: hi}\n", "    parameters: {text: hi}\n    colour: red\n", "unknown key",
+     9),
     ("name: demo\n", "name: demo\nextra: 1\n", "unknown key", 2),
-    ("    preconditions: [\"!go\"]\n", "    preconditions: [\"!gone\"]\n", "undefined name 'gone'", 9),
-    ("    postconditions: [go]\n", "    postconditions: [go, \"!go\"]\n", "conflicting postconditions", 10),
+    ("    preconditions: [\"!go\"]\n", "    preconditions: [\"!gone\"]\n", "undefined name 'gone'",
+     9),
+    ("    postconditions: [go]\n", "    postconditions: [go, \"!go\"]\n",
+     "conflicting postconditions", 10),
     ("  go:\n", "  go-now:\n", "unsafe capability name", 6),
     ("  go:\n", "  completed:\n", "reserved capability name", 6),
-    ("    parameters: {text: hi}\n", "    parameters: {text: hi, \"x y\": 1}\n", "unsafe parameter name", 8),
+    ("    parameters: {text: hi}\n", "    parameters: {text: hi, \"x y\": 1}\n",
+     "unsafe parameter name", 8),
     ("    preconditions: [\"!go\"]\n", "    preconditions: [\"!go &\"]\n", "malformed formula", 9),
     ("    preconditions: [\"!go\"]\n", "    preconditions: [\"item\"]\n", "integer variable", 9),
-    ("    interface: LogState\n    parameters: {text: hi}\n", "    interface: NoSuchState\n    parameters: {text: hi}\n",
+    ("    interface: LogState\n    parameters: {text: hi}\n",
+     "    interface: NoSuchState\n    parameters: {text: hi}\n",
      "unknown interface", 7),
     ("    max_consecutive_failures: 3\n", "    max_consecutive_failures: many\n", "wrong type", 19),
-    ("    autonomy: {done: 2, failed: 3}\n", "    autonomy: {done: 7, failed: 3}\n", "bad autonomy level", 18),
+    ("    autonomy: {done: 2, failed: 3}\n", "    autonomy: {done: 7, failed: 3}\n",
+     "bad autonomy level", 18),
     ("    parameters: {outcomes: [done, failed], hint: h, suggestion: done}\n",
-     "    parameters: {outcomes: [done, oops], hint: h, suggestion: done}\n", "no normalized outcome", 13),
+     "    parameters: {outcomes: [done, oops], hint: h, suggestion: done}\n",
+     "no normalized outcome", 13),
     ("    parameters: {outcomes: [done, failed], hint: h, suggestion: done}\n",
-     "    parameters: {outcomes: [failed], hint: h, suggestion: failed}\n", "normalizes to 'completed'", 13),
+     "    parameters: {outcomes: [failed], hint: h, suggestion: failed}\n",
+     "normalizes to 'completed'", 13),
     ("    postconditions: [go]\n", "    postconditions: [\"@nothing\"]\n", "names no variable", 10),
     ("    postconditions: [go]\n", "    postconditions: [go]\n    transition_relation: [nowhere]\n",
      "transition target", 11),
@@ -136,7 +147,8 @@ MEMORY = "memory:\n  sys_props: {seen: false}\n"
     ("    item: {0: none, 1: a}\n", "    item: {}\n", "at least one value", 4),
     ("    item: {0: none, 1: a}\n", "    item: {zero: none}\n", "wrong type", 4),
     ("  sys_props:\n", "  robot_props:\n", "unknown key", 3),
-    ("name: demo\n", "name: demo\n" + MEMORY + "  env_props: {seen: true}\n", "memory declared twice", 4),
+    ("name: demo\n", "name: demo\n" + MEMORY + "  env_props: {seen: true}\n",
+     "memory declared twice", 4),
     ("name: demo\n", "name: demo\n" + MEMORY.replace("false", "maybe"), "wrong type", 3),
     ("name: demo\n", "name: demo\n" + MEMORY.replace("seen", "se en"), "unsafe memory name", 3),
 ])
@@ -148,7 +160,8 @@ def test_bad_variable_and_memory_declarations_are_located(old, new, message, lin
 
 
 def test_memory_owner_and_initial_value():
-    catalog = _load(BASE.replace("name: demo\n", "name: demo\n" + MEMORY + "  env_props: {door: true}\n"))
+    catalog = _load(BASE.replace("name: demo\n", "name: demo\n" + MEMORY + "  env_props: "
+                                                                           "{door: true}\n"))
     assert {(m.name, m.owner, m.initial) for m in catalog.memory.values()} == {
         ("seen", "sys", False), ("door", "env", True)}
     assert catalog.variables["item"].owner == "sys"

@@ -53,7 +53,8 @@ BAD = {
 
 def _mission(tmp_path, extra, catalog_text=None):
     catalog = tmp_path / "cat.yaml"
-    catalog.write_text(catalog_text or (ROOT / "config" / "catalogs" / "coffee_extended.yaml").read_text())
+    catalog.write_text(catalog_text
+                       or (ROOT / "config" / "catalogs" / "coffee_extended.yaml").read_text())
     path = tmp_path / "m.yaml"
     path.write_text("catalog: cat.yaml\n" + extra)
     return path
@@ -87,7 +88,8 @@ def test_conflicting_postconditions_in_the_catalog_exit_2(tmp_path):
 
 
 def test_malformed_formula_reports_line_and_column(tmp_path):
-    result = _run([str(_mission(tmp_path, "constraints:\n  sys_safety:\n    - \"bd_a -> (br_a'\"\n"))])
+    mission = _mission(tmp_path, "constraints:\n  sys_safety:\n    - \"bd_a -> (br_a'\"\n")
+    result = _run([str(mission)])
     assert result.returncode == 2
     assert "line 4, column 22" in result.stderr  # just after the formula, where ")" is missing
 

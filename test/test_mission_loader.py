@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from support.paths import MISSIONS
+from support.paths import CATALOGS, MISSIONS
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission import load_mission
@@ -28,7 +28,7 @@ def test_request_and_defaults():
 
 def _write(tmp_path, body, catalog=True):
     if catalog:
-        (tmp_path / "cat.yaml").write_text((MISSIONS.parent / "catalogs" / "coffee_extended.yaml").read_text())
+        (tmp_path / "cat.yaml").write_text((CATALOGS / "coffee_extended.yaml").read_text())
     path = tmp_path / "m.yaml"
     path.write_text(body)
     return path
@@ -99,4 +99,5 @@ def test_bad_missions_are_located(tmp_path, old, new, message, line):
 
 def test_unknown_sm_outcome(tmp_path):
     with pytest.raises(InputError, match="has no proposition"):
-        load_mission(_write(tmp_path, GOOD.replace("  goals: [br_c]", "  goals: [br_c]\n  sm_outcomes: [done_ok]")))
+        load_mission(_write(tmp_path, GOOD.replace("  goals: [br_c]", "  goals: [br_c]\n  "
+                                                                      "sm_outcomes: [done_ok]")))

@@ -107,8 +107,9 @@ def test_flexbe_telemetry_gives_the_same_verdicts():
                 by_flexbe.feed_flexbe(FLEXBE_CURRENT_STATE, f"/{mission.name}/{last['state']} > "
                                                             f"{flexbe}")
             else:
+                index = list(state.outcomes).index(flexbe)
                 by_flexbe.feed_flexbe(FLEXBE_OUTCOME, {"state": f"/{mission.name}/{last['state']}",
-                                                       "outcome": list(state.outcomes).index(flexbe)})
+                                                       "outcome": index})
     assert by_flexbe.current == by_record.current
     assert by_flexbe.counters().get("out_of_model", 0) == 0
     by_flexbe.feed_flexbe(FLEXBE_CURRENT_STATE, "/beer_robot/99_teleport > done")

@@ -1,4 +1,5 @@
-"""Quadcopter gate course: geometry, dropouts and watchdog, kinematic model, drone calls, adapters."""
+"""Quadcopter gate course: geometry, dropouts and watchdog, kinematic model, drone calls,
+adapters."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def test_gates_lie_on_the_ring_with_posts_along_the_radius():
     for name, angle in (("A", 0), ("B", 90), ("C", 180), ("D", 270)):
         gate = COURSE.gates[name]
         assert math.hypot(*gate.center[:2]) == pytest.approx(2.5)
-        assert math.degrees(math.atan2(gate.center[1], gate.center[0])) % 360 == pytest.approx(angle)
+        bearing = math.degrees(math.atan2(gate.center[1], gate.center[0]))
+        assert bearing % 360 == pytest.approx(angle)
         posts = [b for b in gate.boxes if b.hi[2] - b.lo[2] > 1.0]
         radii = sorted(math.hypot((b.lo[0] + b.hi[0]) / 2, (b.lo[1] + b.hi[1]) / 2) for b in posts)
         assert radii == pytest.approx([2.0, 3.0])
@@ -150,7 +152,8 @@ def test_dropout_with_watchdog_is_a_clean_odometry_failure_near_the_gate():
     d = drone("crazyflie", DropoutPlan.by_segment(2, 0.3, 1.0))
     results = fly_course(d)
     last = results[-1]
-    assert (last.call, last.return_code, last.outcome) == ("execute", D.ODOMETRY_UNAVAILABLE, "failed")
+    assert (last.call, last.return_code, last.outcome) == ("execute", D.ODOMETRY_UNAVAILABLE,
+                                                           "failed")
     assert last.feedback["max_pose_age"] == pytest.approx(CRAZYFLIE.staleness_limit_s, abs=0.02)
     assert d.airborne and not d.crashed and d.segments_flown == [1]
     assert d.position[2] > 0.9  # still at flight altitude
@@ -200,7 +203,8 @@ def test_cancel_stops_a_motion():
 
 def test_timeout_budget_in_simulated_time():
     backend = KinematicBackend(COURSE, CRAZYFLIE)
-    result = backend.fly(Motion([COURSE.pad, (1.77, -1.77, 1.0)], 0.1, "takeoff", budget_s=2.0), 0.0)
+    result = backend.fly(Motion([COURSE.pad, (1.77, -1.77, 1.0)], 0.1, "takeoff", budget_s=2.0),
+                         0.0)
     assert result.status == "timeout" and result.duration == pytest.approx(2.0, abs=0.02)
 
 
@@ -267,7 +271,8 @@ def _run(adapters, name, catalog):
 
 def test_adapters_run_the_drone_and_report_normalized_outcomes_with_detail():
     catalog = _catalog()
-    sim = make_sim({"platform": "crazyflie", "dropouts": [{"segment": 1, "at": 0.5, "duration": 1}]})
+    dropout = {"segment": 1, "at": 0.5, "duration": 1}
+    sim = make_sim({"platform": "crazyflie", "dropouts": [dropout]})
     adapters = sim.adapters(catalog)
     assert {a.describe().kind for a in adapters.values()} >= {"quadcopter.arm", "quadcopter.log"}
     for name in ("arm", "takeoff", "plan_1", "upload_1"):

@@ -113,7 +113,8 @@ def test_runnable_block(block: Block, fresh_copy: Path):
     (which ``.gitignore`` ignores)."""
     before = _files(fresh_copy)
     for command in block.commands:
-        if shutil.which(shlex.split(command.text)[0], path=_environment(fresh_copy)["PATH"]) is None:
+        if shutil.which(shlex.split(command.text)[0],
+                        path=_environment(fresh_copy)["PATH"]) is None:
             pytest.fail(f"{block.id}: {shlex.split(command.text)[0]} is not installed")
         done = subprocess.run(["bash", "-c", command.text], cwd=fresh_copy,
                               env=_environment(fresh_copy), capture_output=True, text=True,

@@ -183,7 +183,8 @@ def test_hostile_parameter_text_stays_a_literal():
     catalog.capabilities["bd"] = dataclasses.replace(
         catalog.capabilities["bd"], parameters=(Parameter("hint", text),
                                                 Parameter("outcomes", ["button", "fail"])))
-    source = realize(cases.coffee_reduced_onehot(), catalog, behavior="Coffee").package.module_source
+    source = realize(cases.coffee_reduced_onehot(), catalog,
+                     behavior="Coffee").package.module_source
     compile(source, "<generated>", "exec")
     assert read_behavior(source).state("0_bd").parameters["hint"] == text
     assert "import os" not in [line.strip() for line in source.splitlines()]
@@ -214,7 +215,8 @@ def test_userdata_defaults_and_remapping_emitted():
     catalog = cases.coffee_catalog()
     catalog.capabilities["bd"] = dataclasses.replace(catalog.capabilities["bd"],
                                                      userdata_out={"press": "button_time"})
-    source = realize(cases.coffee_reduced_onehot(), catalog, behavior="Coffee").package.module_source
+    source = realize(cases.coffee_reduced_onehot(), catalog,
+                     behavior="Coffee").package.module_source
     read = read_behavior(source)
     assert read.userdata == {"button_time": None}
     assert read.state("0_bd").remapping == {"press": "button_time"}

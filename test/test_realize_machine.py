@@ -152,7 +152,8 @@ def test_at_parameter_without_label_is_an_input_error():
     catalog = cases.vending_catalog()
     catalog.variables["item"] = EnumVariable("item", "sys", {0: "None"})
     caps = dict(catalog.capabilities)
-    caps["soda"] = dataclasses.replace(caps["soda"], parameters=(Parameter("hint", variable="item"),))
+    caps["soda"] = dataclasses.replace(caps["soda"],
+                                       parameters=(Parameter("hint", variable="item"),))
     catalog.capabilities = caps
     with pytest.raises(InputError, match="no label"):
         build_machine(cases.vending_reduced_onehot(), catalog)

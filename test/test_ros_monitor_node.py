@@ -1,4 +1,5 @@
-"""Monitor node on real rclpy: BDI-state topic in, DiagnosticArray out (in-process and two-process)."""
+"""Monitor node on real rclpy: BDI-state topic in, DiagnosticArray out (in-process and
+two-process)."""
 
 from __future__ import annotations
 

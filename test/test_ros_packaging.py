@@ -87,7 +87,8 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
     site = next((prefix / "lib").glob("python3*/site-packages"))
     env = {**ros_env, "PYTHONPATH": str(site), "AMENT_PREFIX_PATH":
            os.pathsep.join([str(prefix), sys.prefix])}
-    where = subprocess.run([sys.executable, "-c", "import bdi_monitor; print(bdi_monitor.__file__)"],
+    where = subprocess.run([sys.executable, "-c",
+                            "import bdi_monitor; print(bdi_monitor.__file__)"],
                            env=env, capture_output=True, text=True, cwd=tmp_path)
     assert where.stdout.strip().startswith(str(site)), where
     mission = (MISSIONS / "coffee.yaml")

@@ -61,7 +61,8 @@ def test_step_limit_is_exit_1(folder, capsys):
 
 
 def test_random_failures_from_the_runner_section_are_seeded(folder, capsys):
-    path = mission(folder, "runner: {sim: forced, random: {pay: 0.5}, reasons: {pay: card declined}}")
+    path = mission(folder,
+                   "runner: {sim: forced, random: {pay: 0.5}, reasons: {pay: card declined}}")
 
     def outcomes(seed):
         assert main(["run", path, "--from", str(folder), "--seed", str(seed), "--json"]) == 0

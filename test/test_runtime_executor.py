@@ -245,7 +245,8 @@ def test_random_policy_is_seeded():
     catalog, _, machine = vending()
 
     def run(seed):
-        policy = ChainPolicy([ScriptPolicy(), RandomPolicy(seed, {"pay": 0.5}, reasons={"pay": "card declined"})])
+        random = RandomPolicy(seed, {"pay": 0.5}, reasons={"pay": "card declined"})
+        policy = ChainPolicy([ScriptPolicy(), random])
         result = Executor(machine, catalog, forced_adapters(catalog, machine, policy)).run()
         return [(s.state, s.outcome.outcome, s.outcome.layer) for s in result.steps]
 

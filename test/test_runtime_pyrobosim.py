@@ -46,12 +46,16 @@ def cap(name, interface, flexbe, **params):
 
 def one_item_catalog() -> Catalog:
     caps = {
-        "goto_item": cap("goto_item", "pyrobosim_flexbe_states.navigate_action_state.NavigateActionState", NAV,
+        "goto_item": cap("goto_item",
+                         "pyrobosim_flexbe_states.navigate_action_state.NavigateActionState", NAV,
                          target_location="@item"),
-        "pick": cap("pick", "pyrobosim_flexbe_states.pick_action_state.PickActionState", ACT, object="@item"),
-        "goto_table": cap("goto_table", "pyrobosim_flexbe_states.navigate_action_state.NavigateActionState", NAV,
+        "pick": cap("pick", "pyrobosim_flexbe_states.pick_action_state.PickActionState", ACT,
+                    object="@item"),
+        "goto_table": cap("goto_table",
+                          "pyrobosim_flexbe_states.navigate_action_state.NavigateActionState", NAV,
                           target_location="table"),
-        "place_bread": cap("place_bread", "pyrobosim_flexbe_states.place_action_state.PlaceActionState", ACT),
+        "place_bread": cap("place_bread",
+                           "pyrobosim_flexbe_states.place_action_state.PlaceActionState", ACT),
     }
     item = EnumVariable("item", "sys", {0: "None", 1: "bread0"})
     return Catalog("one_item", caps, variables={"item": item},
@@ -143,7 +147,8 @@ def test_exhaustive_forced_outcomes_one_item():
 def test_open_failure_by_lock_keeps_the_world_consistent():
     with open_world(WORLD, seed=1, overrides={"open": {"fridge": False}}) as sim:
         injector = FailureInjector(script={"open": (1,)}, method={"open": "lock"})
-        nav, door, pick = NavigateAdapter(sim), OpenAdapter(sim, injector=injector), PickAdapter(sim)
+        nav, door, pick = NavigateAdapter(sim), OpenAdapter(sim,
+                                                            injector=injector), PickAdapter(sim)
         assert invoke(nav, Activation("n", {"target_location": "soda0"}), D).outcome == "completed"
         refused = invoke(door, Activation("o", {}), D)
         assert refused.outcome == "failure" and "locked" in refused.reason and refused.forced
@@ -175,7 +180,8 @@ def test_closing_a_hallway_resets_the_planner(reset, monkeypatch):
 def test_binding_errors_name_the_capability():
     catalog, strategy = one_item_catalog(), one_item_strategy()
     machine = build_machine(strategy, catalog)
-    log_only = Capability("place_bread", "pyrobosim_flexbe_states.place_action_state.PlaceActionState",
+    log_only = Capability("place_bread",
+                          "pyrobosim_flexbe_states.place_action_state.PlaceActionState",
                           outcomes=("completed",), flexbe_outcomes={"done": "completed"})
     catalog.capabilities["place_bread"] = log_only
     config = RunnerConfig(sim="pyrobosim", world=WORLD)

@@ -73,7 +73,8 @@ def test_stage_writes_the_record_and_blocks_only_when_asked(tmp_path):
     assert not result.blocks
     data = json.loads((tmp_path / "out" / RECORD_FILE).read_text())
     assert data["status"] == "NON_WELL_SEPARATED" and data["core_enabled"]
-    strict = load_mission(_mission_file(tmp_path, "well_separation: {fail_on_non_well_separated: true}\n"))
+    strict = load_mission(_mission_file(tmp_path, "well_separation: "
+                                                  "{fail_on_non_well_separated: true}\n"))
     assert run_stage(spec, settings(strict)).blocks
 
 
@@ -120,6 +121,7 @@ def test_pipeline_writes_well_separation_json(tmp_path):
     assert stage.status == "NON_WELL_SEPARATED" and stage.ok
     data = json.loads(Path(stage.files[0]).read_text())
     assert data["cases"] == ["P-all/E-just"] and data["core_complete"]
-    strict = load_mission(_mission_file(tmp_path, "well_separation: {fail_on_non_well_separated: true}\n"))
+    strict = load_mission(_mission_file(tmp_path, "well_separation: "
+                                                  "{fail_on_non_well_separated: true}\n"))
     run = pipeline.run(strict, out_dir=tmp_path / "strict")
     assert [s.name for s in run.stages][-1] == "well_separation" and run.exit_code == 1

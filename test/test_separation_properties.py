@@ -58,7 +58,8 @@ def specs(draw) -> GR1Spec:
         hold = draw(st.sampled_from([v for v in outputs if v.kind == "bool"] or [None]))
         frozen = inputs[0]
         if hold is not None:
-            safety.append(Clause(Implies(Var(hold.name), Iff(Var(frozen.name), Var(frozen.name, True))),
+            keep = Iff(Var(frozen.name), Var(frozen.name, True))
+            safety.append(Clause(Implies(Var(hold.name), keep),
                                  Origin("file", file="random", line=next(line))))
     return GR1Spec(
         variables=variables,

@@ -72,7 +72,8 @@ def test_readme_mission_table_matches_the_missions(capsys):
 
 def test_simulator_extras():
     assert extras.simulator_extra("pyrobosim", {}) is extras.PYROBOSIM
-    assert extras.simulator_extra("quadcopter", {"quadcopter": {"backend": "rotorpy"}}) is extras.ROTORPY
+    assert extras.simulator_extra("quadcopter",
+                                  {"quadcopter": {"backend": "rotorpy"}}) is extras.ROTORPY
     assert extras.simulator_extra("quadcopter", {"quadcopter": {"backend": "kinematic"}}) is None
     assert extras.simulator_extra("forced", {}) is None
 

@@ -35,7 +35,8 @@ def test_omega_agrees_with_the_pinned_verdicts(name, encoding, config):
 
 def _with(mission, section, text):
     constraints = dict(mission.constraints)
-    constraints[section] = (*constraints.get(section, ()), MissionFormula(text, parse_formula(text), "test"))
+    constraints[section] = (*constraints.get(section, ()),
+                            MissionFormula(text, parse_formula(text), "test"))
     return dataclasses.replace(mission, constraints=constraints)
 
 

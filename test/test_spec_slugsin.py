@@ -30,7 +30,8 @@ def _bits_of(var: Variable, value: int) -> dict[str, bool]:
 
 def test_bit_names_follow_slugs():
     assert bit_names(Variable("x", "sys", "int", 0, 3)) == ["x@0.0.3", "x@1"]
-    assert bit_names(Variable("x", "sys", "int", 3, 107)) == [f"x@{i}" + (".3.107" if i == 0 else "") for i in range(7)]
+    assert bit_names(Variable("x", "sys", "int", 3, 107)) == [
+        f"x@{i}" + (".3.107" if i == 0 else "") for i in range(7)]
     assert Variable("c", "sys", "int", 0, 4).bits == 3
     assert Variable("c", "sys", "int", 5, 5).bits == 1
 
@@ -46,7 +47,8 @@ def test_limits_go_to_owner_init_and_trans_current_and_next():
     spec = parse_spec("[INPUT]\ny:0...4\n[OUTPUT]\nx:1...4\n[SYS_TRANS]\nx' = x\n")
     flat = to_boolean(spec)
     assert [c.comment for c in flat.env_init] == ["Variable limits: 0<=y<=4"]
-    assert [c.comment for c in flat.env_safety] == ["Variable limits: 0<=y<=4", "Variable limits: 0<=y'<=4"]
+    assert [c.comment for c in flat.env_safety] == ["Variable limits: 0<=y<=4",
+                                                    "Variable limits: 0<=y'<=4"]
     assert flat.sys_init == []  # 1..4 is four values: no limit clause
     text = format_slugsin(spec)
     assert "[OUTPUT]\nx@0.1.4\nx@1\n" in text
@@ -58,7 +60,8 @@ term_text = st.sampled_from(["x", "y", "z", "x'", "y'", "0", "1", "3", "7"])
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(term_text, min_size=1, max_size=3), st.sampled_from(["=", "!=", "<", "<=", ">", ">="]),
+@given(st.lists(term_text, min_size=1, max_size=3),
+       st.sampled_from(["=", "!=", "<", "<=", ">", ">="]),
        st.lists(term_text, min_size=1, max_size=2))
 def test_bit_blasted_comparisons_agree_with_integer_semantics(left, op, right):
     names = {v.name: v for v in INT_VARS}
@@ -108,7 +111,8 @@ def test_slugsin_round_trip_folds_integers_back():
             for _ in range(200):
                 now = {"a": rng.random() < .5, "level": rng.randint(3, 9), "x": rng.randint(0, 2)}
                 nxt = {"a": rng.random() < .5, "level": rng.randint(3, 9), "x": rng.randint(0, 2)}
-                assert bool(evaluate(ours.formula, now, nxt)) == bool(evaluate(theirs.formula, now, nxt))
+                expected = bool(evaluate(theirs.formula, now, nxt))
+                assert bool(evaluate(ours.formula, now, nxt)) == expected
 
 
 def test_unfoldable_bits_stay_boolean():
@@ -122,7 +126,8 @@ def test_reference_slugsin_files_parse_and_reexport(path):
     spec = load_spec(path)
     again = parse_slugsin(format_slugsin(spec))
     for section in SECTIONS:
-        assert [c.formula for c in again.section(section)] == [c.formula for c in spec.section(section)]
+        assert [c.formula for c in again.section(section)] == [c.formula
+                                                               for c in spec.section(section)]
     named = [c for s in SECTIONS for c in spec.section(s) if c.comment]
     assert all(c.origin.line for c in named)
 
@@ -135,4 +140,5 @@ def test_well_separation_fixture_names_clauses():
 
 
 def test_structuredslugs_compare_is_not_prefix():
-    assert isinstance(parse_spec("[OUTPUT]\nx:0...3\n[SYS_INIT]\nx = 1\n").sys_init[0].formula, Compare)
+    assert isinstance(parse_spec("[OUTPUT]\nx:0...3\n[SYS_INIT]\nx = 1\n").sys_init[0].formula,
+                      Compare)

@@ -57,8 +57,10 @@ def test_reference_files_parse_and_round_trip(path):
     again = parse_spec(format_spec(spec))
     assert again.variables == spec.variables
     for section in SECTIONS:
-        assert [c.formula for c in again.section(section)] == [c.formula for c in spec.section(section)]
-        assert [c.comment for c in again.section(section)] == [c.comment for c in spec.section(section)]
+        assert [c.formula for c in again.section(section)] == [c.formula
+                                                               for c in spec.section(section)]
+        assert [c.comment for c in again.section(section)] == [c.comment
+                                                               for c in spec.section(section)]
     assert sum(spec.counts()[s] for s in SECTIONS) > 0
 
 
@@ -96,7 +98,8 @@ def test_operator_spellings_and_next():
 
 def test_clauses_carry_file_and_line(tmp_path):
     path = tmp_path / "t.structuredslugs"
-    path.write_text("[INPUT]\na\n[OUTPUT]\nx:0...5\n\n[SYS_TRANS]\n## keep x\nx' = x\n[SYS_TRANS]\na -> x' = 1\n")
+    path.write_text("[INPUT]\na\n[OUTPUT]\nx:0...5\n\n[SYS_TRANS]\n## keep x\nx' = "
+                    "x\n[SYS_TRANS]\na -> x' = 1\n")
     spec = load_spec(path)
     assert [c.origin.line for c in spec.sys_safety] == [8, 10]
     assert spec.sys_safety[0].origin.file == str(path)

@@ -64,7 +64,8 @@ CONFIGURATIONS = {"S": ("system-goal", False), "SP": ("system-goal", True),
 LIVENESS = ("env_liveness", "sys_liveness")
 ANY = "*"
 
-#: (catalog, encoding, section, rule) → why ours differs from the reference there (docs/differences.md)
+#: (catalog, encoding, section, rule) → why ours differs from the reference there
+#: (docs/differences.md)
 DIFFERENCES = {
     (ANY, "enumerated", "sys_safety", "one-activation"):
         "enumerated encoding keeps SM outcomes exclusive with activations "
@@ -76,8 +77,8 @@ DIFFERENCES = {
         "the reference negates only the first conjunct of a composite goal "
         "('!wolf = 1 & goat = 1 & ...'); ours negates the goal",
     ("two_rivers", ANY, "env_safety", "postcondition"):
-        "composite and relational conditions are accepted (the reference rejects them; it was given "
-        "@ setters, which write no postcondition formula)",
+        "composite and relational conditions are accepted (the reference rejects them; it was "
+        "given @ setters, which write no postcondition formula)",
 }
 
 
@@ -88,7 +89,8 @@ def difference(catalog: str, encoding: str, section: str, rule: str) -> str | No
     return None
 
 
-def reference_rules(catalog: str, encoding: str, liveness: str, pending: bool) -> dict[tuple[str, str], list[str]]:
+def reference_rules(catalog: str, encoding: str, liveness: str,
+                    pending: bool) -> dict[tuple[str, str], list[str]]:
     """(section, rule) → the reference's formulas for one configuration (declarations under
     ``("declarations", "inputs" | "outputs")``)."""
     doc = yaml.safe_load((FIXTURES / f"{catalog}_{encoding}.yaml").read_text(encoding="utf-8"))
@@ -99,7 +101,8 @@ def reference_rules(catalog: str, encoding: str, liveness: str, pending: bool) -
         for section, items in (doc["formulas"].get(block) or {}).items():
             for rule, formulas in items.items():
                 key = (section, rule)
-                rules[key] = rules.get(key, []) + formulas if section == "declarations" else formulas
+                rules[key] = rules.get(key,
+                                       []) + formulas if section == "declarations" else formulas
     return rules
 
 
@@ -125,8 +128,10 @@ def arena(spec: GR1Spec, declarations: list[tuple[str, str]]) -> tuple[SymbolicG
     for owner, text in declarations:
         theirs = parse_declaration(text, owner)
         ours = variables.setdefault(theirs.name, theirs)
-        assert (ours.owner, ours.kind, ours.low, ours.high) == (theirs.owner, theirs.kind, theirs.low, theirs.high), text
-    game = build_game(GR1Spec(variables=[replace(v, comment="") for v in variables.values()]), reordering=False)
+        assert (ours.owner, ours.kind, ours.low, ours.high) == (theirs.owner, theirs.kind,
+                                                                theirs.low, theirs.high), text
+    game = build_game(GR1Spec(variables=[replace(v, comment="") for v in variables.values()]),
+                      reordering=False)
     domain = game.true
     for var in game.variables:
         domain &= game.limit(var) & game.limit(var, True)
@@ -148,7 +153,8 @@ def same_clauses(game: SymbolicGame, domain, left: list[Formula], right: list[Fo
     return not rest
 
 
-CASES = [pytest.param(c, e, k, id=f"{c}-{e}-{k}") for c in CATALOGS for e in ENCODINGS for k in CONFIGURATIONS]
+CASES = [pytest.param(c, e, k, id=f"{c}-{e}-{k}") for c in CATALOGS for e in ENCODINGS
+         for k in CONFIGURATIONS]
 
 
 def required_rules(encoding: str, liveness: str, pending: bool) -> set[tuple[str, str]]:
@@ -161,7 +167,8 @@ def required_rules(encoding: str, liveness: str, pending: bool) -> set[tuple[str
     if encoding == "one-hot":
         rules |= {("sys_safety", "one-activation"), ("env_safety", "no-outcome-unless-active")}
     if pending:
-        rules |= {("sys_init", "pending-initial")} | {("sys_safety", f"pending-{r}") for r in ("set", "failure", "clear", "keep")}
+        rules |= {("sys_init", "pending-initial")} | {("sys_safety", f"pending-{r}")
+                                                      for r in ("set", "failure", "clear", "keep")}
     return rules
 
 
@@ -177,7 +184,8 @@ def test_each_rule_states_what_the_reference_states(catalog, encoding, configura
     ours = our_rules(spec)
     declared = [("env", t) for t in theirs.pop(("declarations", "inputs"), [])]
     declared += [("sys", t) for t in theirs.pop(("declarations", "outputs"), [])]
-    assert sorted(parse_declaration(t, o).name for o, t in declared) == sorted(v.name for v in spec.variables)
+    declared_names = sorted(parse_declaration(t, o).name for o, t in declared)
+    assert declared_names == sorted(v.name for v in spec.variables)
     game, domain = arena(spec, declared)
     agree, differ = set(), {}
     for key in sorted(set(theirs) | set(ours)):
@@ -190,7 +198,9 @@ def test_each_rule_states_what_the_reference_states(catalog, encoding, configura
         else:
             differ[key] = f"{section}/{rule}: reference {show(reference)} | ours {show(mine)}"
     unexplained = [text for key, text in differ.items() if not difference(catalog, encoding, *key)]
-    assert not unexplained, "rules that state something else than the reference's:\n" + "\n".join(unexplained)
+    assert not unexplained, ("rules that state something else than the reference's:\n"
+                             + "\n".join(unexplained))
     listed = {(s, r) for c, e, s, r in DIFFERENCES if c in (ANY, catalog) and e in (ANY, encoding)}
-    assert listed == set(differ), f"listed as deliberate differences but not seen: {sorted(listed - set(differ))}"
+    unseen = sorted(listed - set(differ))
+    assert listed == set(differ), f"listed as deliberate differences but not seen: {unseen}"
     assert required_rules(encoding, liveness, pending) <= agree

@@ -25,7 +25,8 @@ def write_sweep(tmp_path: Path, body: str) -> Path:
 
 
 def test_grid_expands_the_product_with_distinct_stable_keys(tmp_path):
-    path = write_sweep(tmp_path, "encoding: [one-hot, enumerated]\nliveness: [system-goal, fair-outcome]\n"
+    path = write_sweep(tmp_path,
+                       "encoding: [one-hot, enumerated]\nliveness: [system-goal, fair-outcome]\n"
                                  "pending: [true, false]\nseeds: [0, 1, 2]\nrepeats: 2\n"
                                  "reordering: [true, {enabled: true, threshold: 1000}]\n")
     sweep = load_sweep(path)

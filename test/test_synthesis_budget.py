@@ -84,7 +84,8 @@ def test_time_budget_stops_the_extraction(spec, monkeypatch):
 
 def test_node_budget_stops_the_encoding(spec):
     result = synthesize(spec, SynthesisOptions(node_budget=1))
-    assert result.status == Realizability.INCOMPLETE and "node budget of 1" in result.incomplete_reason
+    assert result.status == Realizability.INCOMPLETE
+    assert "node budget of 1" in result.incomplete_reason
     m = result.metrics
     assert m.stopped_in == "encoding" and "encoding" in result.incomplete_reason
     assert m.x_iterations == 0 and m.peak_nodes > 1

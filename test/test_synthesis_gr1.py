@@ -25,7 +25,8 @@ def coffee() -> GR1Spec:
     return GR1Spec(
         variables=[Variable("bu", "env"), Variable("br", "sys"), Variable("gr", "sys")],
         sys_init=[Clause(Iff(v("gr"), v("bu"))), Clause(Not(v("br")))],
-        sys_safety=[Clause(Iff(v("br", True), v("gr"))), Clause(Implies(v("gr", True), v("bu", True)))],
+        sys_safety=[Clause(Iff(v("br", True), v("gr"))),
+                    Clause(Implies(v("gr", True), v("bu", True)))],
         env_safety=[Clause(Implies(v("bu", True), And((Not(v("gr")), Not(v("br"))))))],
         sys_liveness=[Clause(v("br"))],
         env_liveness=[Clause(v("bu"))],

@@ -35,7 +35,8 @@ def test_mission_configurations_agree_with_omega(path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("BDI_SLOW_TESTS"),
-                    reason="omega needs ~2 min on the 114-variable quadcopter spec; BDI_SLOW_TESTS=1")
+                    reason="omega needs ~2 min on the 114-variable quadcopter spec; "
+                           "BDI_SLOW_TESTS=1")
 @pytest.mark.parametrize("path", [m for m in MISSION_FILES if "quadcopter" in m.name][:1],
                          ids=lambda p: p.stem)
 def test_quadcopter_mission_agrees_with_omega(path):
@@ -51,11 +52,14 @@ def test_synthesize_cli_writes_the_output_folder(tmp_path, capsys):
     folder = tmp_path / "coffee_extended" / summary["config"]
     names = {p.name for p in folder.iterdir()}
     assert {"coffee_extended.structuredslugs", "coffee_extended.slugsin", "strategy.json",
-            "summary.json", "well_separation.json", "audit.json", "reduced.json", "audit_reduced.json",
+            "summary.json", "well_separation.json", "audit.json", "reduced.json",
+            "audit_reduced.json",
             "behavior"} <= names
-    assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis", "audit",
+    assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis",
+                                                      "audit",
                                                        "realize"]
-    assert [s["status"] for s in summary["stages"]] == ["OK", "WELL_SEPARATED", "REALIZABLE", "PASS",
+    assert [s["status"] for s in summary["stages"]] == ["OK", "WELL_SEPARATED", "REALIZABLE",
+                                                        "PASS",
                                                          "OK"]
     # coffee-extended one-hot S+P: 3 capability states, as the reference publishes
     assert summary["stages"][4]["record"]["capability_states"] == 3
@@ -66,7 +70,8 @@ def test_synthesize_stops_before_realization_when_the_audit_fails(tmp_path, caps
     mission = str(DATA / "ros" / "coffee_bounded.yaml")  # bd may fail at most twice in a row
     assert main(["synthesize", mission, "--out", str(tmp_path), "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)
-    assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis", "audit"]
+    assert [s["name"] for s in summary["stages"]] == ["spec", "well_separation", "synthesis",
+                                                      "audit"]
     assert summary["stages"][3]["status"] == "FAIL"
     assert "BOUNDED_FAILURE_VIOLATION" in summary["stages"][3]["record"]["raw_defects"]
     folder = tmp_path / summary["mission"] / summary["config"]

@@ -1,4 +1,5 @@
-"""The non-editable wheel is complete: installed into a fresh venv, it runs shipped missions by name.
+"""The non-editable wheel is complete: installed into a fresh venv, it runs shipped missions by
+name.
 
 The wheel is built from a fresh copy of the checkout (no build isolation, so no network), then
 installed with ``--no-deps`` into a new venv that sees this interpreter's site-packages only as
@@ -37,7 +38,8 @@ def installed(tmp_path_factory):
     env_dir = base / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; "
+                                                 "print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
     outer = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(purelib, "outer_site_packages.pth").write_text("\n".join(sorted(outer)) + "\n")

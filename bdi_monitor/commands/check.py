@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
         "reachable_nodes": checker.count(),
         "bdd_variables": checker.model.var_count,
         "peak_bdd_nodes": checker.model.peak_nodes(),
-        "seconds": {"load": round(loaded - started, 4), "encode_and_reach": round(built - loaded, 4),
+        "seconds": {"load": round(loaded - started, 4),
+                    "encode_and_reach": round(built - loaded, 4),
                     "total": round(time.perf_counter() - started, 4)},
         "properties": [
             {"property": text, "formula": str(formula), "holds": holds,

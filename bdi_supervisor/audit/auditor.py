@@ -1,10 +1,11 @@
 """The strategy auditor: protocol, deadlock, bounded-failure, trap and livelock checks.
 
-Semantics (the reference pipeline's strategy auditor, extended; docs/audit-reduction.md): the strategy is run against a protocol
-monitor. The pending capability on an edge ``s -> t`` is the one ``s`` activates (a function of
-``s``), so the monitor's only extra state is the vector of consecutive-failure counters of the
-capabilities with a finite ``max_consecutive_failures``; the product ``state × counters`` is built
-only when such capabilities exist (``B = Π(bound+1)`` nodes per state at most).
+Semantics (the reference pipeline's strategy auditor, extended; docs/audit-reduction.md): the
+strategy is run against a protocol monitor. The pending capability on an edge ``s -> t`` is the one
+``s`` activates (a function of ``s``), so the monitor's only extra state is the vector of
+consecutive-failure counters of the capabilities with a finite ``max_consecutive_failures``; the
+product ``state × counters`` is built only when such capabilities exist (``B = Π(bound+1)`` nodes
+per state at most).
 
 - ``PROTOCOL_VIOLATION``: more than one activation; an edge leaving an activation of ``c`` that
   does not observe exactly one declared outcome of ``c``; an outcome observed with nothing pending

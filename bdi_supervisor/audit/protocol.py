@@ -8,7 +8,8 @@ Derived from the catalog and the proposition encoding (docs/spec.md):
   ``1..N`` (slot 0 is ``begin_game`` when the catalog has one, else a null start-up slot) and the
   generic env outcomes named by the catalog's ``transition_outcomes`` (``completed``, ``failure``).
 
-SM outcomes (``finished``, ``failed``) are the values of ``sm_outcome_mappings`` (sys bools) in both.
+SM outcomes (``finished``, ``failed``) are the values of ``sm_outcome_mappings`` (sys bools) in
+both.
 """
 
 from __future__ import annotations

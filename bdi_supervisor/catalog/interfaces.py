@@ -50,7 +50,8 @@ def _split(interface: str) -> tuple[str, str]:
 
 
 def state_class(interface: str) -> str:
-    """The class name an ``interface`` ends with (``LogState``, ``pkg.mod.MoveState`` → ``MoveState``)."""
+    """The class name an ``interface`` ends with (``LogState``, ``pkg.mod.MoveState`` →
+    ``MoveState``)."""
     return _split(interface)[1]
 
 

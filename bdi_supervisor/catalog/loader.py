@@ -1,4 +1,5 @@
-"""Load and validate capability catalogs (the reference pipeline's YAML, unchanged, plus extensions).
+"""Load and validate capability catalogs (the reference pipeline's YAML, unchanged, plus
+extensions).
 
 Public API:
 
@@ -120,10 +121,12 @@ def _mappings_from_doc(doc: YamlDoc, base: dict[str, Any] | None = None,
         out["transition_outcomes"] = list(outcomes)
     letters = [o[0] for o in out["transition_outcomes"]]
     if len(set(letters)) != len(letters):
-        raise doc.error("transition outcomes must start with different letters", (*path, "transition_outcomes"),
+        raise doc.error("transition outcomes must start with different letters",
+                        (*path, "transition_outcomes"),
                         found=str(out["transition_outcomes"]), expected="unique first letters")
     if COMPLETED not in out["transition_outcomes"]:
-        raise doc.error("transition outcomes must include 'completed'", (*path, "transition_outcomes"),
+        raise doc.error("transition outcomes must include 'completed'",
+                        (*path, "transition_outcomes"),
                         found=str(out["transition_outcomes"]))
     for name, target in out["state_outcome_mappings"].items():
         if target not in out["transition_outcomes"]:
@@ -195,11 +198,13 @@ def parse_condition(doc: YamlDoc, text: object, path: KeyPath, names: _Names) ->
                     and node.name[:-2] in names.memory else "")
             raise doc.error(f"undefined name '{node.name}' in condition {text!r}{hint}", path,
                             found=f"'{node.name}'", column=column,
-                            expected="a capability, memory, variable_mappings variable or outcome proposition")
+                            expected="a capability, memory, variable_mappings variable or outcome "
+                                     "proposition")
         wanted = "int" if id(node) in ints_in_compare else "bool"
         if kind != wanted:
             message = (f"'{node.name}' is an integer variable; compare it, e.g. {node.name}=1"
-                       if kind == "int" else f"'{node.name}' is Boolean; it cannot be compared as a number")
+                       if kind == "int"
+                       else f"'{node.name}' is Boolean; it cannot be compared as a number")
             raise doc.error(message, path, found=repr(text), column=column)
     return formula
 
@@ -245,12 +250,14 @@ def _flexbe_outcomes(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog) 
     interface = spec["interface"]
     params = spec.get("parameters") or {}
     if spec.get("outcomes") is not None:
-        raw = doc.expect(spec["outcomes"], list, (*path, "outcomes"), "a list of FlexBE outcome names")
+        raw = doc.expect(spec["outcomes"], list, (*path, "outcomes"),
+                         "a list of FlexBE outcome names")
         where: KeyPath = (*path, "outcomes")
     else:
         info = stock_state(interface)
         if info is None:
-            raise doc.error(f"unknown interface '{interface}': its outcomes are not known", (*path, "interface"),
+            raise doc.error(f"unknown interface '{interface}': its outcomes are not known",
+                            (*path, "interface"),
                             found=f"'{interface}'",
                             expected="a FlexBE stock state (" + ", ".join(sorted(stock_states()))
                                      + ") or an 'outcomes: [...]' list on the capability")
@@ -259,7 +266,8 @@ def _flexbe_outcomes(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog) 
             where = (*path, "parameters", name)
             if name not in params:
                 raise doc.error(f"{interface} needs its outcomes in parameter '{name}'",
-                                (*path, "parameters"), expected=f"parameters.{name}: [outcome, ...]")
+                                (*path, "parameters"),
+                                expected=f"parameters.{name}: [outcome, ...]")
             raw = doc.expect(params[name], list, where, "a list of FlexBE outcome names")
         else:
             raw, where = list(info["outcomes"]), (*path, "interface")
@@ -271,20 +279,22 @@ def _flexbe_outcomes(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog) 
             name = str(name).lower()
         check = (*where, index) if where[-1] != "interface" else where
         if not isinstance(name, str) or not _IDENT.fullmatch(name):
-            raise doc.error("unsafe FlexBE outcome name", check, found=repr(name), expected="an identifier")
+            raise doc.error("unsafe FlexBE outcome name", check, found=repr(name),
+                            expected="an identifier")
         if name in out:
             raise doc.error("duplicate outcome", check, found=f"'{name}'")
         normalized = catalog.state_outcome_mappings.get(name)
         if normalized is None:
             normalized = name if name in catalog.transition_outcomes else None
         if normalized is None:
-            raise doc.error(f"FlexBE outcome '{name}' has no normalized outcome", check, found=f"'{name}'",
+            raise doc.error(f"FlexBE outcome '{name}' has no normalized outcome", check,
+                            found=f"'{name}'",
                             expected="an entry in state_outcome_mappings (e.g. "
                                      f"{name}: completed)")
         out[name] = normalized
     if COMPLETED not in out.values():
-        raise doc.error("a capability needs an outcome that normalizes to 'completed' (the liveness rules "
-                        "and the pending memory refer to its completion)", where,
+        raise doc.error("a capability needs an outcome that normalizes to 'completed' (the "
+                        "liveness rules and the pending memory refer to its completion)", where,
                         found=", ".join(f"{k} -> {v}" for k, v in out.items()),
                         expected="an outcome such as done, or an entry in state_outcome_mappings "
                                  "(e.g. <outcome>: completed)")
@@ -380,7 +390,8 @@ def _per_outcome(doc: YamlDoc, value: Any, path: KeyPath, catalog: Catalog,
         outcome = _outcome_key(doc, key, (*path, key), catalog, flexbe)
         if outcome not in flexbe.values():
             raise doc.error("the interface has no outcome normalizing to this", (*path, key),
-                            found=repr(key), expected="one of " + ", ".join(sorted(set(flexbe.values()))))
+                            found=repr(key),
+                            expected="one of " + ", ".join(sorted(set(flexbe.values()))))
         if items is None:
             items = []
         if not isinstance(items, list):
@@ -579,7 +590,8 @@ def catalog_from_doc(doc: YamlDoc, mappings: dict[str, Any] | None = None) -> Ca
     merged = _mappings_from_doc(doc, base)
     name = data.get("name") or (Path(doc.file).stem if doc.file else "catalog")
     check_identifier(doc, name, ("name",), "system")
-    capabilities_raw = doc.expect(data["capabilities"], dict, ("capabilities",), "a mapping name: capability")
+    capabilities_raw = doc.expect(data["capabilities"], dict, ("capabilities",),
+                                  "a mapping name: capability")
     if not capabilities_raw:
         raise doc.error("a catalog needs at least one capability", ("capabilities",), found="{}")
     catalog = Catalog(
@@ -594,7 +606,8 @@ def catalog_from_doc(doc: YamlDoc, mappings: dict[str, Any] | None = None) -> Ca
     for cap in capabilities_raw:
         check_identifier(doc, cap, ("capabilities", cap), "capability")
         if cap in catalog.variables:
-            raise doc.error("a capability and a variable share a name", ("capabilities", cap), found=f"'{cap}'")
+            raise doc.error("a capability and a variable share a name", ("capabilities", cap),
+                            found=f"'{cap}'")
     # register names first so conditions may mention any capability
     catalog.capabilities = dict.fromkeys(capabilities_raw)  # type: ignore[arg-type]
     outcome_props = {f"{c}_{catalog.outcome_suffix(o)}" for c in capabilities_raw

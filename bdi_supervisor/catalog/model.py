@@ -60,7 +60,8 @@ class Capability:
 
 @dataclass(frozen=True)
 class EnumVariable:
-    """A bounded integer from ``variable_mappings``: values ``low..high``, labels for ``@`` params."""
+    """A bounded integer from ``variable_mappings``: values ``low..high``, labels for ``@``
+    params."""
 
     name: str
     owner: str  # "env" | "sys"

@@ -28,8 +28,8 @@ from bdi_supervisor.helptext import HelpFormatter
 
 class SuiteParser(argparse.ArgumentParser):
     """The parser of both command lines and their subcommands: help without reST markup
-    (:class:`~bdi_supervisor.helptext.HelpFormatter`), the nearest option or choice suggested for a typo, and write
-    errors of the help let through."""
+    (:class:`~bdi_supervisor.helptext.HelpFormatter`), the nearest option or choice suggested for a
+    typo, and write errors of the help let through."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["formatter_class"] = HelpFormatter

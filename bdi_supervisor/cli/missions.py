@@ -38,7 +38,8 @@ def overview(path: Path) -> dict[str, Any]:
     runner = mission.section("runner") or {}
     sim = runner.get("sim") or "forced"
     extra = simulator_extra(sim, runner)
-    packages = sorted({state_package(cap.interface) for cap in mission.catalog.capabilities.values()})
+    capabilities = mission.catalog.capabilities.values()
+    packages = sorted({state_package(cap.interface) for cap in capabilities})
     return {"name": mission.name, "file": str(path), "description": mission.description or "",
             "defaults": mission.synthesis.config, "sim": sim,
             "extra": extra.name if extra else None, "state_packages": packages}

@@ -23,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.epilog = examples(
         'bdi-supervisor synthesize coffee --out out',
-        'bdi-supervisor realize out/coffee/one-hot-SP/reduced.json --mission coffee --out out/coffee-flexbe')
+        'bdi-supervisor realize out/coffee/one-hot-SP/reduced.json --mission coffee --out '
+        'out/coffee-flexbe')
     parser.add_argument("strategy", metavar="STRATEGY.json", help="strategy file (reduced.json)")
     parser.add_argument("--mission", required=True, metavar="MISSION",
                         help="mission (file or shipped name) whose catalog the strategy was "

@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("mission", metavar="MISSION",
                         help="mission file or shipped mission name (bdi-supervisor missions)")
     parser.add_argument("--sim", metavar="SIM",
-                        help="simulator: forced, pyrobosim or quadcopter (default: the mission's runner.sim, "
-                             "else forced)")
+                        help="simulator: forced, pyrobosim or quadcopter (default: the mission's "
+                             "runner.sim, else forced)")
     parser.add_argument("--force", metavar="SCRIPT",
                         help="forced outcomes: a file or entries like 'pick=failure,pick=completed'"
                              " (cap#n=outcome forces the n-th activation)")

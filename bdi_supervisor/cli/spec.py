@@ -35,20 +35,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         'bdi-supervisor spec coffee --check-separation --core')
     parser.add_argument("mission", metavar="MISSION",
                         help="mission file or shipped mission name (bdi-supervisor missions)")
-    parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding (default: the mission's)")
-    parser.add_argument("--liveness", choices=LIVENESS, help="liveness treatment (default: the mission's)")
+    parser.add_argument("--encoding", choices=ENCODINGS,
+                        help="activation encoding (default: the mission's)")
+    parser.add_argument("--liveness", choices=LIVENESS,
+                        help="liveness treatment (default: the mission's)")
     pending = parser.add_mutually_exclusive_group()
     pending.add_argument("--pending", dest="pending", action="store_true", default=None,
                          help="add pending memory for failure-capable capabilities")
-    pending.add_argument("--no-pending", dest="pending", action="store_false", help="no pending memory")
-    parser.add_argument("--format", choices=FORMATS, default="structuredslugs", help="output format")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    pending.add_argument("--no-pending", dest="pending", action="store_false",
+                         help="no pending memory")
+    parser.add_argument("--format", choices=FORMATS, default="structuredslugs",
+                        help="output format")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
     add_separation_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def add_separation_arguments(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
-    """``--check-separation [--core] [--json]`` (shared with ``solve``, which has its own --json)."""
+    """``--check-separation [--core] [--json]`` (shared with ``solve``, which has its own
+    --json)."""
     group = parser.add_argument_group("well-separation")
     group.add_argument("--check-separation", action="store_true",
                        help="diagnose well-separation of the env assumptions (Maoz & Ringert); "
@@ -74,7 +80,8 @@ def check_separation(spec, args: argparse.Namespace, options=None) -> int:
     if console.is_terminal:
         with console.status("well-separation") as status:
             record = well_separation(spec, options,
-                                     progress=lambda phase: status.update(f"well-separation: {phase}"))
+                                     progress=lambda phase: status.update("well-separation: "
+                                                                          f"{phase}"))
     else:
         record = well_separation(spec, options)
     sys.stdout.write(record.to_json() if args.json else summary(record))
@@ -92,7 +99,8 @@ def record(spec, mission, options) -> dict:
         "pending": options.pending,
         "configuration": options.label,
         "propositions": {k: counts[k] for k in ("inputs", "outputs", "input_bits", "output_bits")},
-        "formulas": {k: v for k, v in counts.items() if k not in ("inputs", "outputs", "input_bits", "output_bits")},
+        "formulas": {k: v for k, v in counts.items()
+                     if k not in ("inputs", "outputs", "input_bits", "output_bits")},
         "inputs": [v.name for v in spec.inputs],
         "outputs": [v.name for v in spec.outputs],
     }
@@ -109,14 +117,17 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(args.output)
     mission = load_mission(args.mission)
-    overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending") if getattr(args, k) is not None}
+    overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending")
+                 if getattr(args, k) is not None}
     options = dataclasses.replace(mission.synthesis, **overrides)
     spec = generate_spec(mission, **overrides)
     if args.check_separation:
         from bdi_supervisor.separation.stage import settings
 
         if args.output:
-            write_text_atomic(args.output, format_spec(spec, args.format if args.format != "json" else "structuredslugs"))
+            write_text_atomic(args.output,
+                              format_spec(spec, args.format if args.format != "json"
+                                          else "structuredslugs"))
         return check_separation(spec, args, settings(mission).options)
     if args.format == "json":
         text = json.dumps(record(spec, mission, options), indent=2) + "\n"

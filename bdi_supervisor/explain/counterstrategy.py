@@ -167,7 +167,8 @@ class CounterMoves:
         return 0, 0
 
     def successors(self, bits: dict[str, bool], rank: tuple[int, int]
-                   ) -> tuple[dict[str, bool] | None, list[tuple[dict[str, bool], tuple[int, int]]]]:
+                   ) -> tuple[dict[str, bool] | None,
+                              list[tuple[dict[str, bool], tuple[int, int]]]]:
         """``(deadlock input, [])`` or ``(None, [(next state bits, next rank)...])``."""
         game = self.game
         cube = self.cube(bits)

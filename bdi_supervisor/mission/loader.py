@@ -130,7 +130,8 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
             kind = (int, float) if key == "time_budget_s" else int
             doc.expect(item, kind, where, "a positive number or null")
             if not positive_finite(item):
-                raise doc.error("must be positive", where, found=repr(item), expected="a positive number or null")
+                raise doc.error("must be positive", where, found=repr(item),
+                                expected="a positive number or null")
         kwargs[MISSION_KEYS.get(key, key)] = item
     return SynthesisOptions(**kwargs)
 
@@ -148,7 +149,8 @@ def _request(doc: YamlDoc, value: Any) -> Request:
     if len(set(outcomes)) != len(outcomes):
         raise doc.error("duplicate SM outcome", (*path, "sm_outcomes"), found=str(list(outcomes)))
     return Request(
-        initial_conditions=_formula_list(doc, value.get("initial_conditions"), (*path, "initial_conditions")),
+        initial_conditions=_formula_list(doc, value.get("initial_conditions"),
+                                         (*path, "initial_conditions")),
         goals=_formula_list(doc, value.get("goals"), (*path, "goals")),
         sm_outcomes=outcomes,
     )
@@ -189,12 +191,15 @@ def mission_from_doc(doc: YamlDoc) -> Mission:
     request = _request(doc, data.get("request"))
     for outcome in request.sm_outcomes:
         if outcome not in catalog.sm_outcome_mappings:
-            raise doc.error(f"SM outcome '{outcome}' has no proposition", ("request", "sm_outcomes"),
-                            found=f"'{outcome}'", expected="one of " + ", ".join(catalog.sm_outcome_mappings)
+            raise doc.error(f"SM outcome '{outcome}' has no proposition",
+                            ("request", "sm_outcomes"),
+                            found=f"'{outcome}'",
+                            expected="one of " + ", ".join(catalog.sm_outcome_mappings)
                             + " (add it to the catalog's sm_outcome_mappings)")
     return Mission(
         name=name, catalog=catalog, catalog_path=str(catalog_path), request=request,
-        constraints=_constraints(doc, data.get("constraints")), synthesis=_synthesis(doc, data.get("synthesis")),
+        constraints=_constraints(doc, data.get("constraints")),
+        synthesis=_synthesis(doc, data.get("synthesis")),
         sections=sections, file=doc.file, lines=dict(doc.lines), description=description,
     )
 

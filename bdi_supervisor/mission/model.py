@@ -18,7 +18,8 @@ from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Formula
 
 #: custom-constraint sections (the GR(1) section names)
-CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness", "sys_liveness")
+CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness",
+                       "sys_liveness")
 #: sections passed through to later stages (validated as mappings only)
 PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit", "well_separation")
 
@@ -73,4 +74,5 @@ class Mission:
         """An :class:`InputError` located at ``key`` (e.g. ``"runner", "adapter"``) in the file."""
         from bdi_supervisor.yamlsource import YamlDoc
 
-        return YamlDoc(None, self.file, self.lines).error(message, key, found=found, expected=expected)
+        return YamlDoc(None, self.file, self.lines).error(message, key, found=found,
+                                                          expected=expected)

@@ -305,14 +305,16 @@ def _state_lines(state: MachineState, index: int, ref: str) -> list[str]:
 
 def _pretty(root: ET.Element) -> str:
     ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n\n' + ET.tostring(root, encoding="unicode") + "\n"
+    text = ET.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n\n{text}\n'
 
 
 def generate_manifest(names: BehaviorNames, *, author: str, date: str, description: str,
                       tags: str = "bdi_supervisor synthesized") -> str:
     """The behavior manifest XML FlexBE's BehaviorLibrary and WebUI read."""
     root = ET.Element("behavior", name=names.behavior)
-    ET.SubElement(root, "executable", package_path=names.package_path, **{"class": names.class_name})
+    ET.SubElement(root, "executable", package_path=names.package_path,
+                  **{"class": names.class_name})
     ET.SubElement(root, "tagstring").text = tags
     ET.SubElement(root, "author").text = author
     ET.SubElement(root, "date").text = date

@@ -194,7 +194,8 @@ def capability_order(catalog: Catalog) -> list[str]:
 def detect_encoding(strategy: Strategy) -> str:
     """``enumerated`` when the strategy has the integer ``capability`` output, else ``one-hot``."""
     for variable in strategy.variables:
-        if variable.name == CAPABILITY_VARIABLE and variable.owner == "sys" and variable.kind == "int":
+        if (variable.name == CAPABILITY_VARIABLE and variable.owner == "sys"
+                and variable.kind == "int"):
             return ENUMERATED
     return ONE_HOT
 
@@ -388,7 +389,8 @@ def _classify(ctx: _Context, state: StrategyState) -> tuple[str, str | None]:
             return "outcome", outcome
     if ctx.encoding == ENUMERATED:
         index = state.outputs.get(CAPABILITY_VARIABLE, 0)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= len(ctx.order):
+        if (isinstance(index, bool) or not isinstance(index, int)
+                or not 0 <= index <= len(ctx.order)):
             raise InputError("capability value out of range", file=ctx.source,
                              key=f"states[{state.id}].outputs.{CAPABILITY_VARIABLE}",
                              found=repr(index), expected=f"0..{len(ctx.order)}")

@@ -32,7 +32,8 @@ def check_identifier(name: object, what: str, key: str | None = None) -> str:
             f"{what} is not a safe identifier",
             key=key,
             found=repr(name),
-            expected="ASCII letters, digits and '_', not starting with a digit, not a Python keyword",
+            expected="ASCII letters, digits and '_', not starting with a digit, not a Python "
+                     "keyword",
         )
     return name
 
@@ -60,7 +61,8 @@ def check_module_path(path: object, what: str, key: str | None = None) -> str:
 
 
 def check_behavior_name(name: object, key: str | None = None) -> str:
-    """Return ``name`` if it is a safe FlexBE behavior name (letters, digits, ``_``, space, ``-``)."""
+    """Return ``name`` if it is a safe FlexBE behavior name (letters, digits, ``_``, space,
+    ``-``)."""
     if not isinstance(name, str) or not _BEHAVIOR_NAME.match(name) or len(name) > 100:
         raise InputError("behavior name is not safe", key=key, found=repr(name),
                          expected="a letter, then letters, digits, '_', '-' or spaces (≤ 100)")

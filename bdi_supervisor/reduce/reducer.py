@@ -128,11 +128,12 @@ def reduce(strategy: Strategy, mask_suffixes: Iterable[str] = DEFAULT_MASK_SUFFI
     """The minimal strategy bisimilar to ``strategy`` on its core outputs.
 
     With ``determinize_initial`` only one initial state per initial input valuation is kept
-    (:func:`start_states`). Unreachable states are dropped; reduced ids are assigned
-    breadth-first from the initial states (deterministic). ``metadata["provenance"]`` maps each reduced id (as a string, so the
-    JSON round trip is exact) to the sorted raw ids it merges; ``metadata["reduced"]`` is True.
-    Each reduced state takes inputs, outputs and rank from its representative (its lowest
-    initial raw id, else its lowest raw id); masked outputs are the representative's.
+    (:func:`start_states`). Unreachable states are dropped; reduced ids are assigned breadth-first
+    from the initial states (deterministic). ``metadata["provenance"]`` maps each reduced id (as a
+    string, so the JSON round trip is exact) to the sorted raw ids it merges;
+    ``metadata["reduced"]`` is True. Each reduced state takes inputs, outputs and rank from its
+    representative (its lowest initial raw id, else its lowest raw id); masked outputs are the
+    representative's.
     """
     masked_names = masked_outputs(strategy, mask_suffixes, masked)
     hidden = set(masked_names)

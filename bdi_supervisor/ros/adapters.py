@@ -75,7 +75,8 @@ class ServiceAdapter:
 
     def __post_init__(self) -> None:
         self.client = self.node.create_client(self.srv_type, self.name)
-        _fill(self.srv_type.Request(check_fields=True), self.request, f"adapters.{self.capability}.request",
+        _fill(self.srv_type.Request(check_fields=True), self.request,
+              f"adapters.{self.capability}.request",
               self.source, strict=True)
         if self.success_field not in self.srv_type.Response.get_fields_and_field_types():
             raise InputError("response has no such field", file=self.source,
@@ -88,7 +89,8 @@ class ServiceAdapter:
     def start(self, activation: Activation):
         if not self.client.wait_for_service(timeout_sec=min(2.0, self.timeout)):
             raise RuntimeError(f"service {self.name} not available")
-        request = _fill(self.srv_type.Request(check_fields=True), self.request, "request", self.source, True)
+        request = _fill(self.srv_type.Request(check_fields=True), self.request, "request",
+                        self.source, True)
         _fill(request, activation.parameters, "parameters", self.source, strict=False)
         return self.client.call_async(request)
 
@@ -121,7 +123,8 @@ class ActionAdapter:
 
     def __post_init__(self) -> None:
         where = f"adapters.{self.capability}"
-        _fill(self.action_type.Goal(check_fields=True), self.goal, f"{where}.goal", self.source, strict=True)
+        _fill(self.action_type.Goal(check_fields=True), self.goal, f"{where}.goal", self.source,
+              strict=True)
         self.client = ActionClient(self.node, self.action_type, self.name)
 
     def describe(self) -> AdapterInfo:

@@ -55,7 +55,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class AdapterInfo:
-    """Self-description of an adapter: its kind, the outcomes it may return, its default deadline."""
+    """Self-description of an adapter: its kind, the outcomes it may return, its default
+    deadline."""
 
     kind: str
     outcomes: tuple[str, ...]

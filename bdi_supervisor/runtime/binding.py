@@ -7,8 +7,9 @@ Mission keys read here (all optional)::
       seed: 0                     # ``--seed`` overrides
       max_steps: 500
       world: ../worlds/logistics.yaml   # pyrobosim: world file, relative to the mission
-      world_overrides: {open: {fridge: false}, locked: {}, options: {navigate: {success_probability: 0.9}}}
-      inject: {navigate: {probability: 0.2}, open: {calls: [1], method: lock}}   # pyrobosim failures
+      world_overrides: {open: {fridge: false}, locked: {},
+                        options: {navigate: {success_probability: 0.9}}}
+      inject: {navigate: {probability: 0.2}, open: {calls: [1], method: lock}}  # pyrobosim faults
       force: "pick=failure pick=completed"   # scripted outcomes (``--force`` overrides)
       random: {move: 0.3}         # seeded random failures per capability (forced layer)
       reasons: {move: high wind}  # reason recorded for those failures
@@ -122,7 +123,8 @@ def parse_runner(data: Mapping[str, Any], source: str | None = None,
     if runner.get("world") is not None:
         world = Path(str(runner["world"]))
         config.world = world if world.is_absolute() or base is None else base / world
-    config.world_overrides = _mapping(runner.get("world_overrides"), "runner.world_overrides", source)
+    config.world_overrides = _mapping(runner.get("world_overrides"), "runner.world_overrides",
+                                      source)
     config.inject = _mapping(runner.get("inject"), "runner.inject", source)
     config.quadcopter = _mapping(runner.get("quadcopter"), "runner.quadcopter", source)
     if runner.get("force") is not None:

@@ -237,7 +237,8 @@ class Executor:
                 else:
                     sm_outcome = record.next if record.to_outcome and status in (
                         "goal_reached", "failed") else None
-                    reason = record.outcome.reason or f"{record.capability} {record.outcome.outcome}"
+                    reason = (record.outcome.reason
+                              or f"{record.capability} {record.outcome.outcome}")
                     if status == "assumption_violated":
                         reason = (f"outcome {record.outcome.outcome!r} of {record.capability} is "
                                   f"excluded by the strategy's assumptions at {record.state}")

@@ -27,7 +27,8 @@ class Extra:
 
     @property
     def install(self) -> str:
-        return f"pip install '{DISTRIBUTION}[{self.name}]' (from a clone: pip install '.[{self.name}]')"
+        return (f"pip install '{DISTRIBUTION}[{self.name}]' "
+                f"(from a clone: pip install '.[{self.name}]')")
 
 
 PYROBOSIM = Extra("sim", ("numpy", "pyrobosim"), "PyRoboSim 5.x")
@@ -39,7 +40,8 @@ def simulator_extra(sim: str, runner: Mapping[str, Any] | None) -> Extra | None:
     if sim == "pyrobosim":
         return PYROBOSIM
     quadcopter = (runner or {}).get("quadcopter")
-    if sim == "quadcopter" and isinstance(quadcopter, Mapping) and quadcopter.get("backend") == "rotorpy":
+    if (sim == "quadcopter" and isinstance(quadcopter, Mapping)
+            and quadcopter.get("backend") == "rotorpy"):
         return ROTORPY
     return None
 
@@ -54,7 +56,8 @@ def missing_module(extra: Extra) -> str | None:
     return None
 
 
-def require_simulator(sim: str, runner: Mapping[str, Any] | None, source: str | None = None) -> None:
+def require_simulator(sim: str, runner: Mapping[str, Any] | None,
+                      source: str | None = None) -> None:
     """Raise :class:`InputError` (exit 2) when ``sim`` needs an extra that is not installed."""
     extra = simulator_extra(sim, runner)
     if extra is None:

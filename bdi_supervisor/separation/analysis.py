@@ -169,7 +169,8 @@ def _classify(st: _State) -> None:
 
 
 def _reachable(game: SymbolicGame, budget: gr1.Budget) -> tuple[list[Function], Function]:
-    """BFS layers from ``theta_e`` under ``rho_e`` (outputs free in their ranges), and their union."""
+    """BFS layers from ``theta_e`` under ``rho_e`` (outputs free in their ranges), and their
+    union."""
     frontier = game.env_init & game.sys_init
     reach = frontier
     layers = [frontier]

@@ -1,7 +1,8 @@
 """The well-separation record (``well_separation.json``): plain dataclasses and their JSON.
 
 Field names follow the reference's report (the CNURobotics slugs fork's ``--checkWellSeparation
---jsonOutput``; docs/differences.md) where it has one; additions (``witnesses``, ``spec``, ``incomplete_reason``) are documented on the fields.
+--jsonOutput``; docs/differences.md) where it has one; additions (``witnesses``, ``spec``,
+``incomplete_reason``) are documented on the fields.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Human-readable summary of a :class:`SeparationRecord` (what the CLI prints without ``--json``)."""
+"""Human-readable summary of a :class:`SeparationRecord` (what the CLI prints without
+``--json``)."""
 
 from __future__ import annotations
 

@@ -73,7 +73,8 @@ def settings(mission) -> StageSettings:
                          section.get("fail_on_incomplete", False))
 
 
-def run_stage(spec: GR1Spec, stage: StageSettings, out_dir: str | Path | None = None) -> StageResult:
+def run_stage(spec: GR1Spec, stage: StageSettings,
+              out_dir: str | Path | None = None) -> StageResult:
     """Analyse ``spec``; write ``well_separation.json`` into ``out_dir`` (atomically) if given."""
     record = well_separation(spec, stage.options)
     blocks = ((record.status == Separation.NON_WELL_SEPARATED and stage.fail_on_non_well_separated)

@@ -107,12 +107,14 @@ class ForcingStrategy:
             k = self.rank(cube)
             node = WitnessNode(id=ids[tuple(sorted(state.items()))], state=state,
                                rank=-1 if k is None else k,
-                               assumption=(k % self.assumptions) if self.liveness and k is not None else None,
+                               assumption=(k % self.assumptions) if self.liveness and k is not None
+                               else None,
                                stuck=False)
             graph.nodes.append(node)
             if k is None:
                 continue
-            legal = game.exists(game.pre_vars + game.post_out, cube & game.env_trans & game.sys_trans)
+            legal = game.exists(game.pre_vars + game.post_out,
+                                cube & game.env_trans & game.sys_trans)
             node.stuck = legal == game.false
             if game.bdd.count(legal, nvars=len(game.post_in)) > MAX_MOVES:
                 graph.truncated = True

@@ -316,7 +316,8 @@ def evaluate(node: Node, current: Mapping[str, int | bool],
             raise KeyError(f"{node.name}'")
         return source[node.name]
     if isinstance(node, Add):
-        return int(evaluate(node.left, current, following)) + int(evaluate(node.right, current, following))
+        left = int(evaluate(node.left, current, following))
+        return left + int(evaluate(node.right, current, following))
     if isinstance(node, Compare):
         left = int(evaluate(node.left, current, following))
         right = int(evaluate(node.right, current, following))

@@ -75,7 +75,8 @@ class Origin:
     line: int | None = None
 
     def label(self) -> str:
-        """Short human-readable tag, e.g. ``bd:exactly-one-outcome`` or ``spec.structuredslugs:12``."""
+        """Short human-readable tag, e.g. ``bd:exactly-one-outcome`` or
+        ``spec.structuredslugs:12``."""
         if self.source == "file":
             return f"{self.file or 'spec'}:{self.line}"
         parts = [p for p in (self.capability, self.key, self.rule) if p]

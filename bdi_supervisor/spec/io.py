@@ -26,7 +26,8 @@ def spec_format(path: str | Path) -> str:
     """``structuredslugs`` or ``slugsin`` from the file suffix; InputError otherwise."""
     suffix = Path(path).suffix
     if suffix not in FORMATS:
-        raise InputError("unknown specification file type", file=str(path), found=suffix or "no suffix",
+        raise InputError("unknown specification file type", file=str(path),
+                         found=suffix or "no suffix",
                          expected=" or ".join(FORMATS))
     return FORMATS[suffix]
 

@@ -426,7 +426,8 @@ def _fold_formula(formula: Formula, bits: Mapping[str, tuple[Variable, int]]) ->
 
 def parse_slugsin(text: str, *, file: str | None = None, name: str | None = None,
                   fold_integers: bool = True) -> GR1Spec:
-    """Read a slugsin file. Clauses get ``Origin("file", line=N)`` and the ``##`` text as comment."""
+    """Read a slugsin file. Clauses get ``Origin("file", line=N)`` and the ``##`` text as
+    comment."""
     spec = GR1Spec(name=name or (Path(file).stem if file else "spec"))
     entries: list[Line] = []
     seen: set[str] = set()

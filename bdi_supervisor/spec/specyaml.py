@@ -52,7 +52,8 @@ def spec_from_doc(doc: YamlDoc) -> GR1Spec:
             formula = parse_formula(item, names=declared, file=doc.file, line=doc.line(path),
                                     key=key_text(path), column_offset=doc.column_offset(path))
             spec.section(_SECTIONS[key]).append(
-                Clause(formula, Origin("file", file=doc.file, line=doc.line(path), key=key_text(path))))
+                Clause(formula,
+                       Origin("file", file=doc.file, line=doc.line(path), key=key_text(path))))
     return spec
 
 

@@ -166,7 +166,8 @@ class _Parser:
         if self.names is not None:
             var = self.names.get(name)
             if var is None:
-                raise _Fail(f"undeclared variable '{name}'", token, "a name declared in [INPUT] or [OUTPUT]")
+                raise _Fail(f"undeclared variable '{name}'", token,
+                            "a name declared in [INPUT] or [OUTPUT]")
             if var.kind != kind:
                 what = "an integer" if var.kind == "int" else "a Boolean"
                 hint = "compare it (x = 1)" if var.kind == "int" else "use it as a formula"
@@ -227,7 +228,8 @@ class _Parser:
             try:
                 primed = prime(inner)
             except ValueError:
-                raise _Fail("next() applied to a primed variable (next(next(...)))", token) from None
+                raise _Fail("next() applied to a primed variable (next(next(...)))",
+                            token) from None
             self.heights.note(primed, self.heights.of(inner))
             return primed  # type: ignore[return-value]
         return self.atom()
@@ -257,7 +259,8 @@ class _Parser:
             self.depth -= 1
             return inner
         if token.kind == "num":
-            raise _Fail(f"a number ({token.text}) is not a formula", token, "a comparison such as x = 1")
+            raise _Fail(f"a number ({token.text}) is not a formula", token,
+                        "a comparison such as x = 1")
         if token.kind == "end":
             raise _Fail("formula ends too early", token, "a variable, TRUE, FALSE, '(' or '!'")
         raise _Fail(f"unexpected '{token.text}'", token, "a variable, TRUE, FALSE, '(' or '!'")
@@ -278,7 +281,8 @@ class _Parser:
         if token.kind == "num":
             self.take()
             return Num(int(token.text))
-        if token.kind == "name" and token.text not in RESERVED and token.text.rstrip("'") not in RESERVED:
+        if (token.kind == "name" and token.text not in RESERVED
+                and token.text.rstrip("'") not in RESERVED):
             var = self.check_name(token, "int")
             self.take()
             return var

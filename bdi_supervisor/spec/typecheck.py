@@ -14,7 +14,8 @@ from bdi_supervisor.spec.formula import Compare, Formula, Var, walk
 from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec, Variable
 
 
-def _fail(clause: Clause, message: str, found: str | None = None, expected: str | None = None) -> InputError:
+def _fail(clause: Clause, message: str, found: str | None = None,
+          expected: str | None = None) -> InputError:
     from bdi_supervisor.spec.structuredslugs import format_formula
 
     origin = clause.origin
@@ -23,7 +24,8 @@ def _fail(clause: Clause, message: str, found: str | None = None, expected: str 
         text = format_formula(clause.formula)
     except (TypeError, ValueError):
         text = repr(clause.formula)
-    return InputError(f"{message} in formula {excerpt(text)}{where}", file=origin.file, key=origin.key,
+    return InputError(f"{message} in formula {excerpt(text)}{where}", file=origin.file,
+                      key=origin.key,
                       line=origin.line, found=found, expected=expected)
 
 
@@ -41,15 +43,20 @@ def check_formula(clause: Clause, section: str, declared: dict[str, Variable]) -
                         expected="a declared proposition, variable, capability or memory name")
         wanted = "int" if id(node) in in_compare else "bool"
         if var.kind != wanted:
-            message = (f"'{node.name}' is an integer variable used as a formula" if var.kind == "int"
+            message = (f"'{node.name}' is an integer variable used as a formula"
+                       if var.kind == "int"
                        else f"'{node.name}' is Boolean but is compared as a number")
             raise _fail(clause, message, found=node.name)
         if node.primed and section.endswith("_init"):
-            raise _fail(clause, f"initial condition uses the next state ({node.name}')", found=f"{node.name}'",
+            raise _fail(clause, f"initial condition uses the next state ({node.name}')",
+                        found=f"{node.name}'",
                         expected="no primes in an initial condition")
         if node.primed and section == "env_safety" and var.owner == "sys":
-            raise _fail(clause, f"environment assumption uses the next value of system variable '{node.name}'",
-                        found=f"{node.name}'", expected="only environment variables primed in env_safety")
+            raise _fail(clause,
+                        "environment assumption uses the next value of system variable "
+                        f"'{node.name}'",
+                        found=f"{node.name}'",
+                        expected="only environment variables primed in env_safety")
 
 
 def check_spec(spec: GR1Spec) -> None:

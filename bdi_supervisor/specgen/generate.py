@@ -100,7 +100,8 @@ class _Builder:
         self.sm = [catalog.sm_outcome_mappings[o] for o in request.sm_outcomes]
         self.success = next((catalog.sm_outcome_mappings[o] for o in request.sm_outcomes
                              if o not in FAILURE_SM_OUTCOMES), None)
-        self.failure_capable = [c for c in self.real_caps if catalog.capabilities[c].failure_capable]
+        self.failure_capable = [c for c in self.real_caps
+                                if catalog.capabilities[c].failure_capable]
         self.memory = self._memory_names()
         # default initial values, keyed by variable; request ICs replace them
         self.defaults: dict[str, tuple[str, Clause]] = {}
@@ -112,7 +113,8 @@ class _Builder:
         if name in self.vars:
             raise InputError(f"two generated propositions are both named '{name}'",
                              file=self.catalog.source, found=name,
-                             expected="catalog names whose derived propositions (_a, _c, _f, _m, _p) do not collide")
+                             expected="catalog names whose derived propositions (_a, _c, _f, _m, "
+                                      "_p) do not collide")
         self.vars[name] = Variable(name, owner, kind, low, high, comment)  # type: ignore[arg-type]
         self.order.append(name)
 
@@ -197,31 +199,39 @@ def _capability_module(b: _Builder) -> None:
     catalog = b.catalog
     for prop in b.sm:
         b.default_init(prop, Not(_v(prop)), Origin("capability", "sm-outcome-initial", key=prop))
-        b.add("sys_safety", Implies(_v(prop), _v(prop, True)), Origin("capability", "sm-outcome-absorbing", key=prop))
+        b.add("sys_safety", Implies(_v(prop), _v(prop, True)),
+              Origin("capability", "sm-outcome-absorbing", key=prop))
     initial = {m.name: m.initial for m in catalog.memory.values()}
     for name in b.memory:
         value = initial.get(name, False)
         prop = memory_prop(name)
-        b.default_init(prop, _v(prop) if value else Not(_v(prop)), Origin("capability", "memory-initial", key=name))
+        b.default_init(prop, _v(prop) if value else Not(_v(prop)),
+                       Origin("capability", "memory-initial", key=name))
     for cap in b.caps:
         outcomes = catalog.capabilities[cap].outcomes
         a = _v(activation(cap))
         start = cap == BOOTSTRAP_CAPABILITY
-        b.default_init(activation(cap), a if start else Not(a), Origin("capability", "initial-activation", cap))
+        b.default_init(activation(cap), a if start else Not(a),
+                       Origin("capability", "initial-activation", cap))
         for o in outcomes:
-            b.add("env_init", Not(_outcome(catalog, cap, o, False)), Origin("capability", "initial-outcomes", cap))
+            b.add("env_init", Not(_outcome(catalog, cap, o, False)),
+                  Origin("capability", "initial-outcomes", cap))
         props = [_outcome(catalog, cap, o) for o in outcomes]
-        b.add("env_safety", Implies(a, disj(props)), Origin("capability", "exactly-one-outcome", cap))
+        b.add("env_safety", Implies(a, disj(props)),
+              Origin("capability", "exactly-one-outcome", cap))
         for i, first in enumerate(props):
             for second in props[i + 1:]:
                 b.add("env_safety", Implies(a, Not(conj([first, second]))),
                       Origin("capability", "at-most-one-outcome", cap))
         for prop in props:
-            b.add("env_safety", Implies(Not(a), Not(prop)), Origin("capability", "no-outcome-unless-active", cap))
-    choices = [_v(activation(c), True) for c in b.real_caps] + [_v(p, True) for p in dict.fromkeys(b.sm)]
+            b.add("env_safety", Implies(Not(a), Not(prop)),
+                  Origin("capability", "no-outcome-unless-active", cap))
+    choices = ([_v(activation(c), True) for c in b.real_caps]
+               + [_v(p, True) for p in dict.fromkeys(b.sm)])
     origin = Origin("encoding", "one-activation")
     if choices:
-        b.add("sys_safety", disj(choices), origin, comment="One and only one capability must be active every step")
+        b.add("sys_safety", disj(choices), origin,
+              comment="One and only one capability must be active every step")
     for i, first in enumerate(choices):
         for second in choices[i + 1:]:
             b.add("sys_safety", Not(conj([first, second])), origin)
@@ -239,7 +249,8 @@ def _transition_module(b: _Builder) -> None:
                 return _v(activation(var.name), True)
             prop = sm_map.get(var.name)
             if prop is None:
-                raise InputError(f"transition target '{var.name}' is an SM outcome the request does not ask for",
+                raise InputError(f"transition target '{var.name}' is an SM outcome the request "
+                                 "does not ask for",
                                  file=catalog.source, found=var.name,
                                  expected="one of the request's sm_outcomes: " + ", ".join(sm_map))
             return _v(prop, True)
@@ -254,7 +265,8 @@ def _transition_module(b: _Builder) -> None:
                 continue
             lhs = _outcome(catalog, cap, outcome)
             resolved = [target(t) for t in targets]
-            b.add("sys_safety", Implies(lhs, disj(resolved)), Origin("capability", "transition-relation", cap))
+            b.add("sys_safety", Implies(lhs, disj(resolved)),
+                  Origin("capability", "transition-relation", cap))
             for t in resolved:
                 if isinstance(t, Var) and t.name in b.sm and t.name != b.success:
                     targeted_sm.setdefault(t.name, []).append(lhs)
@@ -277,7 +289,8 @@ def _transition_module(b: _Builder) -> None:
             for formula in capability.postconditions.get(outcome, ()):
                 post = b.next_condition(formula)
                 side = b.owner_of(post)
-                b.add(f"{side}_safety", Implies(lhs, post), Origin("capability", "postcondition", cap))
+                b.add(f"{side}_safety", Implies(lhs, post),
+                      Origin("capability", "postcondition", cap))
                 for var in variables(post):
                     if var.primed and var.name in b.vars:
                         _add_setter(setters, var.name, lhs)
@@ -329,7 +342,8 @@ def _request_module(b: _Builder, file: str | None) -> list[tuple[Formula, Origin
         success = _v(b.success)
         origin = dataclasses.replace(goals[0][1], rule="goal-success")
         b.add("sys_safety", Implies(conj([neg(goal), prime(goal)]), prime(success)), origin)  # type: ignore[arg-type]
-        b.add("sys_safety", Implies(conj([neg(prime(goal)), Not(success)]), Not(_v(b.success, True))),  # type: ignore[arg-type]
+        lost = conj([neg(prime(goal)), Not(success)])  # type: ignore[arg-type]
+        b.add("sys_safety", Implies(lost, Not(_v(b.success, True))),
               dataclasses.replace(origin, rule="goal-required"))
         return []
     split: list[tuple[Formula, Origin]] = []
@@ -343,15 +357,16 @@ def _liveness(b: _Builder, goals: list[tuple[Formula, Origin]]) -> None:
     catalog = b.catalog
     sm = [_v(p) for p in dict.fromkeys(b.sm)]
     if b.options.liveness == "system-goal":
-        escapes = [Not(Implies(_v(activation(c)), _outcome(catalog, c, COMPLETED))) for c in b.failure_capable]
+        escapes = [Not(Implies(_v(activation(c)), _outcome(catalog, c, COMPLETED)))
+                   for c in b.failure_capable]
         if not goals:
             if sm or escapes:
                 b.add("sys_liveness", disj([*sm, *escapes]), Origin("liveness", "system-goal"))
             return
         for goal, origin in goals:
             if sm or escapes:
-                b.add("sys_liveness", disj([*sm, goal, *escapes]), dataclasses.replace(origin, source="liveness",
-                                                                                        rule="system-goal"))
+                b.add("sys_liveness", disj([*sm, goal, *escapes]),
+                      dataclasses.replace(origin, source="liveness", rule="system-goal"))
             else:
                 b.add("sys_liveness", goal, origin)
         return
@@ -371,22 +386,29 @@ def _pending(b: _Builder) -> None:
         p = pending_prop(cap)
         b.spec.sys_init.append(Clause(Not(_v(p)), Origin("pending", "pending-initial", cap)))
         a, a1 = _v(activation(cap)), _v(activation(cap), True)
-        fails = [_outcome(catalog, cap, o) for o in catalog.capabilities[cap].outcomes if o != COMPLETED]
+        fails = [_outcome(catalog, cap, o) for o in catalog.capabilities[cap].outcomes
+                 if o != COMPLETED]
         b.add("sys_safety", Implies(a1, _v(p, True)), Origin("pending", "pending-set", cap))
-        b.add("sys_safety", Implies(conj([a, disj(fails)]), _v(p, True)), Origin("pending", "pending-failure", cap))
+        b.add("sys_safety", Implies(conj([a, disj(fails)]), _v(p, True)),
+              Origin("pending", "pending-failure", cap))
         done = _outcome(catalog, cap, COMPLETED)  # the catalog loader requires a completed outcome
-        b.add("sys_safety", Implies(conj([Not(a1), a, done]), Not(_v(p, True))), Origin("pending", "pending-clear", cap))
-        b.add("sys_safety", Implies(Not(disj([a, a1])), Iff(_v(p, True), _v(p))), Origin("pending", "pending-keep", cap))
+        b.add("sys_safety", Implies(conj([Not(a1), a, done]), Not(_v(p, True))),
+              Origin("pending", "pending-clear", cap))
+        b.add("sys_safety", Implies(Not(disj([a, a1])), Iff(_v(p, True), _v(p))),
+              Origin("pending", "pending-keep", cap))
 
 
-def _constraints(b: _Builder, constraints: dict[str, tuple[MissionFormula, ...]], file: str | None) -> None:
+def _constraints(b: _Builder, constraints: dict[str, tuple[MissionFormula, ...]],
+                 file: str | None) -> None:
     for section in SECTIONS:
         for item in constraints.get(section, ()):
             b.add(section, b.resolve(item), _origin(item, "mission", section, file))
 
 
-def _arrange(items: list[Variable], options: SynthesisOptions, first: str | None = None) -> list[Variable]:
-    """Inputs, then outputs; within each, the chosen declaration order (``first`` leads when sorted)."""
+def _arrange(items: list[Variable], options: SynthesisOptions,
+             first: str | None = None) -> list[Variable]:
+    """Inputs, then outputs; within each, the chosen declaration order (``first`` leads when
+    sorted)."""
     out: list[Variable] = []
     for index, owner in enumerate(("env", "sys")):
         group = [v for v in items if v.owner == owner]
@@ -407,18 +429,22 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
     catalog = b.catalog
     numbers = capability_numbers(catalog)
     onehot_only = {activation(c) for c in catalog.capabilities}
-    onehot_only |= {outcome_prop(catalog, c, o) for c, cap in catalog.capabilities.items() for o in cap.outcomes}
+    onehot_only |= {outcome_prop(catalog, c, o) for c, cap in catalog.capabilities.items()
+                    for o in cap.outcomes}
     generic = [o for o in catalog.transition_outcomes
                if any(o in catalog.capabilities[c].outcomes for c in catalog.capabilities)]
     top = max(numbers.values(), default=0)
-    labels = ["0: " + (BOOTSTRAP_CAPABILITY if BOOTSTRAP_CAPABILITY in numbers else "start-up / no capability")]
+    slot0 = (BOOTSTRAP_CAPABILITY if BOOTSTRAP_CAPABILITY in numbers
+             else "start-up / no capability")
+    labels = [f"0: {slot0}"]
     labels += [f"{n}: {c}" for c, n in sorted(numbers.items(), key=lambda kv: kv[1]) if n]
     out = GR1Spec(name=spec.name, notes=dict(spec.notes))
     cap_var = Variable(CAPABILITY_VARIABLE, "sys", "int", 0, max(top, 1), comment="\n".join(labels))
     declared = [*(Variable(o, "env") for o in generic), cap_var,
                 *(v for v in spec.variables if v.name not in onehot_only)]
     out.variables = _arrange(declared, b.options, first=CAPABILITY_VARIABLE)
-    dropped = {"no-outcome-unless-active", "one-activation", "initial-outcomes", "initial-activation"}
+    dropped = {"no-outcome-unless-active", "one-activation", "initial-outcomes",
+               "initial-activation"}
     for o in generic:
         out.env_init.append(Clause(Not(Var(o)), Origin("encoding", "initial-outcomes", key=o)))
     cap0, cap1 = Var(CAPABILITY_VARIABLE), Var(CAPABILITY_VARIABLE, True)
@@ -426,7 +452,8 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
         target = out.section(section)
         if section == "sys_init" and not b.ic_activation:  # no request IC chose one: slot 0
             value = numbers.get(BOOTSTRAP_CAPABILITY, 0)
-            target.append(Clause(Compare("=", cap0, Num(value)), Origin("encoding", "initial-activation")))
+            target.append(Clause(Compare("=", cap0, Num(value)),
+                                 Origin("encoding", "initial-activation")))
         for clause in spec.section(section):
             if clause.origin.rule in dropped and clause.origin.source in ("capability", "encoding"):
                 continue
@@ -437,10 +464,11 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
             props = [Var(o, True) for o in generic]
             for i, first in enumerate(props):
                 for second in props[i + 1:]:
-                    target.append(Clause(Not(conj([first, second])), Origin("encoding", "at-most-one-outcome")))
+                    target.append(Clause(Not(conj([first, second])),
+                                         Origin("encoding", "at-most-one-outcome")))
             if props and BOOTSTRAP_CAPABILITY not in numbers:
-                target.append(Clause(Implies(Compare("=", cap0, Num(0)), conj([Not(p) for p in props])),
-                                     Origin("encoding", "no-outcome-unless-active")))
+                idle = Implies(Compare("=", cap0, Num(0)), conj([Not(p) for p in props]))
+                target.append(Clause(idle, Origin("encoding", "no-outcome-unless-active")))
         if section == "sys_safety":
             origin = Origin("encoding", "one-activation")
             sm = [Var(p, True) for p in dict.fromkeys(b.sm)]
@@ -453,7 +481,8 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
     return out
 
 
-def generate(catalog: Catalog, request: Request, constraints: dict[str, tuple[MissionFormula, ...]] | None = None,
+def generate(catalog: Catalog, request: Request,
+             constraints: dict[str, tuple[MissionFormula, ...]] | None = None,
              options: SynthesisOptions | None = None, *, file: str | None = None) -> GR1Spec:
     """The GR(1) spec of ``catalog`` + ``request`` (+ custom ``constraints``) under ``options``.
 
@@ -480,8 +509,9 @@ def generate(catalog: Catalog, request: Request, constraints: dict[str, tuple[Mi
 
 def generate_spec(mission: Mission, **overrides: object) -> GR1Spec:
     """The spec of a mission; ``overrides`` replace fields of ``mission.synthesis``."""
-    options = dataclasses.replace(mission.synthesis, **overrides) if overrides else mission.synthesis
-    spec = generate(mission.catalog, mission.request, mission.constraints, options, file=mission.file)
+    options = dataclasses.replace(mission.synthesis, **overrides)
+    spec = generate(mission.catalog, mission.request, mission.constraints, options,
+                    file=mission.file)
     spec.name = mission.name
     return spec
 

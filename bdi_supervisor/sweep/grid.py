@@ -141,7 +141,8 @@ def sweep_from_doc(doc: YamlDoc) -> Sweep:
                         expected="a mapping with keys " + ", ".join(KEYS))
     doc.check_keys(doc.data, (), KEYS, required=("missions",))
     base = Path(doc.file).parent if doc.file else Path(".")
-    name = doc.expect(doc.data.get("name", Path(doc.file or "sweep").stem), str, ("name",), "a name")
+    name = doc.expect(doc.data.get("name", Path(doc.file or "sweep").stem), str, ("name",),
+                      "a name")
     check_name(name, "sweep name", key="name", file=doc.file)
     missions = []
     for i, item in enumerate(_choices(doc, "missions", [], None, str, "mission file paths")):

@@ -1,11 +1,11 @@
 """One trial: load the mission, run the pipeline (:func:`bdi_supervisor.pipeline.run`: spec,
-well-separation, synthesis, audit → reduce → audit, realize, and with ``execute`` the
-forced-outcome acceptance) with the trial's overrides and budgets, and flatten every stage record into one JSON row (``<stage>.status``,
-``<stage>.seconds``, ``<stage>.<record key>``).
+well-separation, synthesis, audit → reduce → audit, realize, and with ``execute`` the forced-outcome
+acceptance) with the trial's overrides and budgets, and flatten every stage record into one JSON row
+(``<stage>.status``, ``<stage>.seconds``, ``<stage>.<record key>``).
 
 A stage after one that stopped the chain (synthesis ``INCOMPLETE`` or ``UNREALIZABLE``, a failed
-audit) has the status ``skipped`` (:attr:`~bdi_supervisor.common.StageStatus.SKIPPED`); an exception in a trial gives a row with
-``status: ERROR`` (a sweep never dies of one trial).
+audit) has the status ``skipped`` (:attr:`~bdi_supervisor.common.StageStatus.SKIPPED`); an exception
+in a trial gives a row with ``status: ERROR`` (a sweep never dies of one trial).
 """
 
 from __future__ import annotations

@@ -20,13 +20,15 @@ from bdi_supervisor.spec.gr1 import GR1Spec, Variable
 from bdi_supervisor.spec.slugsin import bit_names
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
 
-_BIT = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@(?P<index>\d+)(\.(?P<low>-?\d+)\.(?P<high>-?\d+))?$")
+_BIT = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@(?P<index>\d+)"
+                  r"(\.(?P<low>-?\d+)\.(?P<high>-?\d+))?$")
 
 
 def to_slugs_json(strategy: Strategy, spec: GR1Spec | None = None) -> dict:
     """slugs' JSON of ``strategy`` (variables in the strategy's declaration order)."""
     variables = [Variable(v.name, v.owner, v.kind, v.low, v.high) for v in strategy.variables]
-    variables = [v for v in variables if v.owner == "env"] + [v for v in variables if v.owner == "sys"]
+    variables = ([v for v in variables if v.owner == "env"]
+                 + [v for v in variables if v.owner == "sys"])
     names = [b for v in variables for b in bit_names(v)]
     nodes = {}
     for state in strategy.states:
@@ -104,7 +106,8 @@ def from_slugs_json(data: dict, spec: GR1Spec | None = None, *,
         node = data["nodes"][str(sid)]
         key = f"nodes.{sid}"
         state, trans = node.get("state"), node.get("trans")
-        if not isinstance(state, list) or len(state) != width or any(b not in (0, 1) for b in state):
+        if (not isinstance(state, list) or len(state) != width
+                or any(b not in (0, 1) for b in state)):
             raise InputError("malformed state bits", file=source, key=f"{key}.state",
                              expected=f"{width} values 0/1")
         if not isinstance(trans, list) or any(not isinstance(t, int) or not 0 <= t < len(ids)

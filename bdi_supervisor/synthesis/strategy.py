@@ -1,14 +1,14 @@
 """Explicit Mealy strategies: the contract between synthesis, audit, reduction and realization.
 
 A strategy state is a pair (input valuation, output valuation) as in slugs' explicit strategies:
-``inputs`` are the environment's values on arrival (e.g. the outcome just observed), ``outputs``
-the system's answer (e.g. the capability activated now). ``successors`` lists one successor state
-per admissible next input (each successor's ``inputs`` is that input). ``rank`` is the index of the
+``inputs`` are the environment's values on arrival (e.g. the outcome just observed), ``outputs`` the
+system's answer (e.g. the capability activated now). ``successors`` lists one successor state per
+admissible next input (each successor's ``inputs`` is that input). ``rank`` is the index of the
 system liveness goal currently pursued. A reduced strategy (:mod:`bdi_supervisor.reduce`) merges
 states reached by different inputs, so there each state also carries ``edge_inputs``: the input
 valuation of each successor edge, parallel to ``successors``; read edges with :meth:`Strategy.edges`
-rather than from the successor's ``inputs``. Values are ``bool`` for Boolean variables and ``int`` for
-bounded integers, always decoded to named variables (never raw bits).
+rather than from the successor's ``inputs``. Values are ``bool`` for Boolean variables and ``int``
+for bounded integers, always decoded to named variables (never raw bits).
 
 ``strategy.json`` is :func:`to_json` / :func:`from_json` of this model.
 """

@@ -3,8 +3,8 @@
     git archive 434e865 | tar -x -C /tmp/old
     python bench/ctl/trees.py /tmp/old . --cases 32x4,64x4,256x4,32x8,64x8 [--repeat 3]
 
-For every case NxWORLDS: both trees' ``grid_structure`` → ``SymbolicModel`` → ``Checker`` on phi1 and
-phi2, in fresh processes alternating between the trees, with wall time and peak RSS from
+For every case NxWORLDS: both trees' ``grid_structure`` → ``SymbolicModel`` → ``Checker`` on phi1
+and phi2, in fresh processes alternating between the trees, with wall time and peak RSS from
 ``wait4``; prints medians, the speed-up, and exits 1 if verdicts or product nodes differ.
 """
 

@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/explain/bench_explain.py                  # shipped and reference unrealizable specs
+    python bench/explain/bench_explain.py         # shipped and reference unrealizable specs
     python bench/explain/bench_explain.py --repeat 7 --no-assumptions
 
 For every shipped unrealizable mission (a mission whose default configuration is unrealizable)

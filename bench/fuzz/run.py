@@ -5,16 +5,16 @@ broken environments, outcomes by class.
                              [--hang-seconds 60] [--keep DIR] [--json FILE]
 
 The cases are those of the CI fuzz suite, drawn at random: mutated catalogs, missions,
-structuredslugs and slugsin specs, CTL-BDI properties and models, BDI-state lines, each run by
-its commands in this process (test/support/fuzz_cases.py); and every command of both tools as a
-process of its own with closed standard streams, stdout on /dev/full, a full disk (the file
-size limit at a random byte), a pipe its reader closes at a random byte, an ASCII encoding, or
-SIGTERM at a random moment (test/support/fuzz_streams.py). Prints one row per class: cases tried, exit
-outcomes (ok, negative verdict, bad input, incomplete, cut by the pipe, terminated) and the
-problems the issue forbids: tracebacks, hangs (no end within --hang-seconds), escapes (a file
-written or changed outside the output folder), half-written outputs, bad-input errors that
-name no file. Exit 1 if any problem was seen; the failing cases are listed so each can be
-replayed with fuzz_cases.run_case or fuzz_streams.run_stream_case.
+structuredslugs and slugsin specs, CTL-BDI properties and models, BDI-state lines, each run by its
+commands in this process (test/support/fuzz_cases.py); and every command of both tools as a process
+of its own with closed standard streams, stdout on /dev/full, a full disk (the file size limit at a
+random byte), a pipe its reader closes at a random byte, an ASCII encoding, or SIGTERM at a random
+moment (test/support/fuzz_streams.py). Prints one row per class: cases tried, exit outcomes (ok,
+negative verdict, bad input, incomplete, cut by the pipe, terminated) and the problems the issue
+forbids: tracebacks, hangs (no end within --hang-seconds), escapes (a file written or changed
+outside the output folder), half-written outputs, bad-input errors that name no file. Exit 1 if any
+problem was seen; the failing cases are listed so each can be replayed with fuzz_cases.run_case or
+fuzz_streams.run_stream_case.
 """
 
 from __future__ import annotations

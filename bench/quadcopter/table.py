@@ -4,10 +4,10 @@
         [--budget 300] [--configs one-hot:S,enumerated:S,...] [--json out.json]
 
 For each encoding (one-hot, enumerated) and liveness treatment (S, SP, F, FP): propositions in /
-out, realizability seconds, peak BDD nodes, raw / reduced / realized states and the audit
-verdicts (raw, reduced) with their defect kinds. A configuration that exceeds ``--budget``
-seconds of synthesis is reported as INCOMPLETE. Each configuration runs in its own process (a
-fresh CUDD manager, so peak node counts do not carry over). Prints the markdown table of docs/quadcopter.md.
+out, realizability seconds, peak BDD nodes, raw / reduced / realized states and the audit verdicts
+(raw, reduced) with their defect kinds. A configuration that exceeds ``--budget`` seconds of
+synthesis is reported as INCOMPLETE. Each configuration runs in its own process (a fresh CUDD
+manager, so peak node counts do not carry over). Prints the markdown table of docs/quadcopter.md.
 """
 
 from __future__ import annotations
@@ -112,14 +112,16 @@ def markdown(rows: list[dict]) -> str:
             f"; warnings: {warnings}" if warnings else "")
         lines.append(f"| {r['encoding']} | {r['config']} | {props} | "
                      f"{r['realizability_s']:.2f} | {r['peak_nodes']:,} | "
-                     f"{r['well_separation']} | {r['raw']} / {r['reduced']} / {r['realized'] or '–'} | {verdict} | "
+                     f"{r['well_separation']} | {r['raw']} / {r['reduced']} / "
+                     f"{r['realized'] or '–'} | {verdict} | "
                      f"{r['audit_reduced']} |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mission", default=str(ROOT / "config/missions/quadcopter_crazyflie.yaml"))
+    parser.add_argument("--mission",
+                        default=str(ROOT / "config/missions/quadcopter_crazyflie.yaml"))
     parser.add_argument("--budget", type=float, default=300.0,
                         help="synthesis time budget per configuration (s)")
     parser.add_argument("--configs", default=",".join(ALL))

@@ -38,7 +38,8 @@ MISSIONS = ("coffee", "coffee_extended", "vending", "vending_extended")
 CONFIGS = {"S": ("system-goal", False), "SP": ("system-goal", True),
            "F": ("fair-outcome", False), "FP": ("fair-outcome", True)}
 ROOT = Path(__file__).resolve().parents[2]
-VERDICT = {"WELL_SEPARATED": "WS", "NON_WELL_SEPARATED": "non-WS", "ANALYSIS_INCOMPLETE": "incomplete"}
+VERDICT = {"WELL_SEPARATED": "WS", "NON_WELL_SEPARATED": "non-WS",
+           "ANALYSIS_INCOMPLETE": "incomplete"}
 
 
 def median_time(fn, repeat: int) -> tuple[float, object]:
@@ -58,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(title="well-separation vs synthesis (median seconds)")
     for column in ("mission", "enc", "cfg", "verdict", "ws", "ws+core", "synthesis",
                    "ws/synth", "ws+core/synth", "ws fixpoints", "synth fixpoint", "fix ratio"):
-        table.add_column(column, justify="left" if column in ("mission", "enc", "cfg", "verdict") else "right")
+        table.add_column(column, justify="left" if column in ("mission", "enc", "cfg", "verdict")
+                         else "right")
     ratios, fix_ratios = [], []
     for name in args.missions:
         mission = load_mission(ROOT / "config" / "missions" / f"{name}.yaml")

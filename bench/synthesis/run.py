@@ -71,7 +71,8 @@ def specs(missions: list[str] | None, configs: list[str], reference: bool):
             yield f"{path.stem}/{config}", spec
     if reference and REFERENCE.is_dir():
         for path in sorted(REFERENCE.rglob("*")):
-            if path.suffix in (".structuredslugs", ".slugsin") and "well_separation" not in str(path):
+            if path.suffix in (".structuredslugs",
+                               ".slugsin") and "well_separation" not in str(path):
                 yield path.stem, load_spec(path)
 
 
@@ -236,7 +237,8 @@ def slugs_summary(rows: list[dict], timeout: float, floor: float = 0.1) -> list[
     """The specs that take slugs at least ``floor`` seconds (whole process, realizability or with
     the strategy): ours and slugs side by side, the ratios, and how many ours wins."""
     lines = [
-        f"Specs where slugs takes ≥ {floor} s (whole-process medians, seconds; ratio = ours/slugs):",
+        f"Specs where slugs takes ≥ {floor} s (whole-process medians, seconds; "
+        "ratio = ours/slugs):",
         "",
         "| spec | slugs | ours | ratio | slugs +x | ours +x | ratio +x | peak RSS MiB ours/slugs |",
         "|---|---|---|---|---|---|---|---|",

@@ -1,4 +1,5 @@
-"""Start-up benchmark: ``bdi-supervisor --help`` and ``solve SMALL --json`` against a bare interpreter.
+"""Start-up benchmark: ``bdi-supervisor --help`` and ``solve SMALL --json`` against a bare
+interpreter.
 
     python bench/synthesis/startup.py [--repeat N] [--spec SMALL.structuredslugs]
 

@@ -34,8 +34,8 @@ if not PRESENT and os.environ.get(REQUIRED_VAR):
 
 
 def reference_files(pattern: str) -> list[Path]:
-    """Reference files matching ``pattern`` (a glob relative to the folder; ``**`` recurses), sorted;
-    empty where the folder is absent."""
+    """Reference files matching ``pattern`` (a glob relative to the folder; ``**`` recurses),
+    sorted; empty where the folder is absent."""
     return sorted(p for p in REFERENCE.glob(pattern) if p.is_file()) if PRESENT else []
 
 

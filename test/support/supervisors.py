@@ -28,7 +28,8 @@ def with_synthesis(mission, **changes):
 def mission(name: str):
     """The shipped mission ``name`` (a quadcopter one in :data:`QUADCOPTER_SYNTHESIS`)."""
     loaded = load_mission(MISSIONS / f"{name}.yaml")
-    return with_synthesis(loaded, **QUADCOPTER_SYNTHESIS) if name.startswith("quadcopter") else loaded
+    return with_synthesis(loaded,
+                          **QUADCOPTER_SYNTHESIS) if name.startswith("quadcopter") else loaded
 
 
 def prepared(name: str) -> tuple:

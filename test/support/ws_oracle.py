@@ -194,7 +194,8 @@ def replay(spec: GR1Spec, witness) -> None:
             xi = next(i for i, v in enumerate(game.xs) if _key(v) == _key(move.inputs))
             yi = next(j for j, v in enumerate(game.ys) if _key(v) == _key(move.outputs))
             answered[xi] = (yi, move.next)
-        assert set(answered) == set(legal), f"moves do not cover the admissible inputs at {node.state}"
+        assert set(answered) == set(legal), (
+            f"moves do not cover the admissible inputs at {node.state}")
         for xi, (yi, nxt) in answered.items():
             if nxt is None:
                 assert not game.ok(s, (xi, yi)), "a move claimed to violate env safety does not"

@@ -3,14 +3,15 @@
 Each adapter runs one PyRoboSim action on a worker thread (``realtime_factor=-1``: as fast as
 possible) and maps PyRoboSim's ``ExecutionResult`` to a normalized outcome, keeping the status name,
 message and the FlexBE outcome a workshop state would have reported (navigate: ``done``,
-``planning_failed``, ``motion_failed``, ``canceled``; the others ``done`` / ``failed``) in the record.
+``planning_failed``, ``motion_failed``, ``canceled``; the others ``done`` / ``failed``) in the
+record.
 
 Failure injection is physical (:class:`FailureInjector`): before the call, the action's
-``ExecutionOptions`` are swapped for ``success_probability=0`` (EXECUTION_FAILURE, nothing in the world
-changes) or, for open/close, the location is locked for the call (PRECONDITION_FAILURE). The world
-therefore always agrees with the reported outcome; injected outcomes are marked ``forced`` with
-layer ``injection``. After an open/close of a hallway the path planner is reset (A*'s occupancy grid
-is not rebuilt when doors change).
+``ExecutionOptions`` are swapped for ``success_probability=0`` (EXECUTION_FAILURE, nothing in the
+world changes) or, for open/close, the location is locked for the call (PRECONDITION_FAILURE). The
+world therefore always agrees with the reported outcome; injected outcomes are marked ``forced``
+with layer ``injection``. After an open/close of a hallway the path planner is reset (A*'s occupancy
+grid is not rebuilt when doors change).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class FailureInjector:
                                  key=f"runner.inject.{action}", found=action,
                                  expected=", ".join(ACTIONS))
         for action, how in self.method.items():
-            if how not in ("options", "lock") or (how == "lock" and action not in ("open", "close")):
+            if how not in ("options", "lock") or (how == "lock"
+                                                  and action not in ("open", "close")):
                 raise InputError("bad injection method", key=f"runner.inject.{action}.method",
                                  found=how, expected="options, or lock for open/close")
 

@@ -2,10 +2,10 @@
 
 :func:`open_world` reads a PyRoboSim world YAML (``config/worlds/logistics.yaml``), applies a
 mission's overrides (storage and hallway door states, locks, per-action execution options), seeds
-``numpy``'s global generator (path planners, pose sampling) and every ``ExecutionOptions`` rng, drops
-sensors and sensor threads (a lidar thread keeps the process alive), and yields a :class:`SimWorld`.
-The world is always shut down on exit. :meth:`SimWorld.snapshot` is the ground truth the run
-record shows beside the executor's beliefs.
+``numpy``'s global generator (path planners, pose sampling) and every ``ExecutionOptions`` rng,
+drops sensors and sensor threads (a lidar thread keeps the process alive), and yields a
+:class:`SimWorld`. The world is always shut down on exit. :meth:`SimWorld.snapshot` is the ground
+truth the run record shows beside the executor's beliefs.
 """
 
 from __future__ import annotations

@@ -122,7 +122,8 @@ class GateCourse:
                              (max(p0[0], p1[0]) + h, max(p0[1], p1[1]) + h, z + h)))
         return Gate(name, angle_deg, center, tuple(boxes))
 
-    def ring_point(self, angle_deg: float, z: float | None = None, radius: float | None = None) -> Vec:
+    def ring_point(self, angle_deg: float, z: float | None = None,
+                   radius: float | None = None) -> Vec:
         a = math.radians(angle_deg)
         r = self.radius if radius is None else radius
         return (r * math.cos(a), r * math.sin(a), self.altitude if z is None else z)

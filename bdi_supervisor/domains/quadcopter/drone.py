@@ -27,7 +27,8 @@ from bdi_supervisor.domains.quadcopter.course import GateCourse, Segment, Vec, d
 from bdi_supervisor.domains.quadcopter.profiles import PlatformProfile
 
 SUCCESS, COMMANDER_FAILURE, ODOMETRY_UNAVAILABLE, STATUS_CHECK_FAILED = 0, 1, 2, 3
-CANCELLED_CODE, CRASHED, TIMEOUT_CODE, UPLOAD_FAILURE, START_FAILURE, INVALID_GOAL = 4, 5, 6, 7, 8, 9
+CANCELLED_CODE, CRASHED, TIMEOUT_CODE = 4, 5, 6
+UPLOAD_FAILURE, START_FAILURE, INVALID_GOAL = 7, 8, 9
 
 RETURN_CODE_NAMES = {
     0: "success", 1: "commander_failure", 2: "odometry_unavailable", 3: "status_check_failed",
@@ -83,7 +84,8 @@ class Trajectory:
 class SimDrone:
     """One simulated quadcopter on the gate course."""
 
-    def __init__(self, course: GateCourse, profile: PlatformProfile, backend: FlightBackend) -> None:
+    def __init__(self, course: GateCourse, profile: PlatformProfile,
+                 backend: FlightBackend) -> None:
         self.course = course
         self.profile = profile
         self.backend = backend
@@ -116,7 +118,8 @@ class SimDrone:
                 "clock": round(self.clock, 3), "segments_flown": list(self.segments_flown),
                 "clearance": round(self.course.clearance(p), 3)}
 
-    def _result(self, call: str, code: int, message: str, duration: float, **feedback) -> CallResult:
+    def _result(self, call: str, code: int, message: str, duration: float,
+                **feedback) -> CallResult:
         self.clock += duration
         return CallResult(call, code, message, round(duration, 6), self.position, feedback)
 
@@ -168,7 +171,8 @@ class SimDrone:
                                 self.profile.upload_time_s)
         traj.uploaded = True
         return self._result("upload", SUCCESS, f"uploaded trajectory {trajectory_id}",
-                            self.profile.upload_time_s, uploaded_pieces=len(traj.segment.waypoints) - 1)
+                            self.profile.upload_time_s,
+                            uploaded_pieces=len(traj.segment.waypoints) - 1)
 
     def execute(self, trajectory_id: int, timescale: float = 1.0,
                 cancel: threading.Event | None = None) -> CallResult:

@@ -87,7 +87,8 @@ class PoseWatchdog:
         return self.age(t) > self.limit + 1e-9
 
 
-def parse_dropouts(entries: object, source: str | None = None, key: str = "dropouts") -> DropoutPlan:
+def parse_dropouts(entries: object, source: str | None = None,
+                   key: str = "dropouts") -> DropoutPlan:
     """Build a plan from the mission's ``dropouts`` list (see module docstring)."""
     if entries is None:
         return DropoutPlan()
@@ -118,7 +119,8 @@ def parse_dropouts(entries: object, source: str | None = None, key: str = "dropo
                                  key=f"{where}.random.duration", found=repr(span),
                                  expected="two numbers 0 < min <= max")
             horizon = float(spec.get("horizon", 120.0))
-            plan += DropoutPlan.seeded_random(int(seed), float(rate), (float(span[0]), float(span[1])),
+            plan += DropoutPlan.seeded_random(int(seed), float(rate),
+                                              (float(span[0]), float(span[1])),
                                               horizon)
         elif "segment" in entry:
             _only(entry, {"segment", "at", "duration"}, source, where)

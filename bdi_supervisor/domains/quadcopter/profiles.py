@@ -99,7 +99,8 @@ def profile(name: str, overrides: dict | None = None, source: str | None = None,
     for field_name, value in overrides.items():
         if field_name not in known or field_name == "name":
             raise InputError("unknown platform field", file=source, key=f"{key}.{field_name}",
-                             found=repr(field_name), expected=", ".join(sorted(set(known) - {"name"})))
+                             found=repr(field_name),
+                             expected=", ".join(sorted(set(known) - {"name"})))
         current = getattr(base, field_name)
         if isinstance(current, float) and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)

@@ -115,7 +115,8 @@ class RotorPyBackend:
         self.state = self._rest_state(course.pad)
 
     def _rest_state(self, p: Vec) -> dict:
-        return {"x": np.array(p, dtype=float), "v": np.zeros(3), "q": np.array([0.0, 0.0, 0.0, 1.0]),
+        return {"x": np.array(p, dtype=float), "v": np.zeros(3),
+                "q": np.array([0.0, 0.0, 0.0, 1.0]),
                 "w": np.zeros(3), "wind": np.zeros(3), "rotor_speeds": np.array(self.hover_speeds)}
 
     def position(self) -> Vec:
