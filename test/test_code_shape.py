@@ -21,3 +21,30 @@ def test_no_function_is_longer_than_80_lines():
                         where = path.relative_to(ROOT)
                         long.append(f"{where}:{node.lineno} {node.name} ({lines} lines)")
     assert long == []
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def test_tests_find_files_wherever_they_run():
+    """No test names a repository file relative to the working directory (``config/…``,
+    ``test/…``): paths come from ``support.paths``, so the suite runs from any folder."""
+    relative = ("config/", "test/", "bench/", "docs/")
+    found = set()
+    for path in sorted((ROOT / "test").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            text = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+            if (isinstance(text, ast.Constant) and isinstance(text.value, str)
+                    and id(text) not in skip and text.value.startswith(relative)
+                    and text.value not in relative and " " not in text.value):
+                found.add(f"{path.relative_to(ROOT)}:{node.lineno} {text.value!r}")
+    assert sorted(found) == []
