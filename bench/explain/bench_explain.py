@@ -112,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios, command_ratios = [], []
     scratch = Path(tempfile.mkdtemp(prefix="bench_explain_"))
     for label, spec, solver, namer, target in cases(args.missions):
-        solver = _quick(solver)
-        solver.time_budget = args.time_budget
+        solver = dataclasses.replace(_quick(solver), time_budget=args.time_budget)
         options = ExplainOptions(solver=solver, assumptions=not args.no_assumptions)
         base = median_seconds(lambda s=spec, o=solver: synthesize(s, o), args.repeat)
         record = explain(spec, options, namer)
