@@ -12,8 +12,9 @@ from bdi_supervisor.audit.predicates import compile_predicate
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.loader import load_mission
 from bdi_supervisor.pipeline.audit_reduce import audit_mission
+from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis import strategy as strategy_io
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 COFFEE = load_mission(MISSIONS / "coffee.yaml")
 
@@ -71,8 +72,8 @@ def test_configured_goals_and_bad_section():
 def test_enumerated_goal_is_rewritten_to_capability_and_generic_outcome():
     # coffee capabilities sorted: bd=1, br=2, gr=3; br_c becomes capability = 2 & completed'
     strategy = Strategy(
-        [VariableInfo("completed", "env"), VariableInfo("failure", "env"),
-         VariableInfo("capability", "sys", "int", 0, 3)],
+        [Variable("completed", "env"), Variable("failure", "env"),
+         Variable("capability", "sys", "int", 0, 3)],
         [StrategyState(0, {"completed": False, "failure": False}, {"capability": 2}, [], 0, True)])
     (goal,) = mission_goals(COFFEE, strategy)
     predicate = compile_predicate(goal)

@@ -253,6 +253,16 @@ def test_architecture_shows_the_package_graph():
         "docs/ARCHITECTURE.md's package graph is out of date: python test/test_import_layers.py")
 
 
+def with_import(importer: str, line: str) -> dict[str, set[tuple[str, int]]]:
+    """The import graph of the tree with ``line`` added to ``importer`` (lazily, in a function,
+    as is common)."""
+    graph = dict(import_graph())
+    known = modules()
+    text = known[importer].read_text() + f"\n\ndef _added():\n    {line}\n"
+    graph[importer] = imports(importer, text, known)
+    return graph
+
+
 @pytest.mark.parametrize(("importer", "line", "closed"), [
     # the same layer, so the layer rule alone lets each of these through
     ("bdi_supervisor.mission.loader", "from bdi_supervisor.specgen.generate import generate_spec",
@@ -263,10 +273,7 @@ def test_architecture_shows_the_package_graph():
      "bdi_monitor.hypotheses <-> bdi_monitor.logic"),
 ])
 def test_a_cycle_is_reported(importer, line, closed):
-    graph = dict(import_graph())
-    known = modules()
-    text = known[importer].read_text() + f"\n\ndef _circular():\n    {line}\n"
-    graph[importer] = imports(importer, text, known)
+    graph = with_import(importer, line)
     assert violations(graph) == []
     found = cycles(package_graph(graph, subpackage))
     assert len(found) == 1 and found[0].startswith(closed + ": "), found
@@ -288,12 +295,7 @@ def test_a_cycle_is_reported(importer, line, closed):
      "only the top layer imports the domains"),
 ])
 def test_an_upward_import_is_reported(importer, line, rule):
-    # the tree with one deliberately upward import added (lazily, in a function, as is common)
-    graph = dict(import_graph())
-    known = modules()
-    text = known[importer].read_text() + f"\n\ndef _upward():\n    {line}\n"
-    graph[importer] = imports(importer, text, known)
-    found = violations(graph)
+    found = violations(with_import(importer, line))
     assert found and all(v.startswith(importer + ":") for v in found), found
     assert any(rule in v for v in found), found
 

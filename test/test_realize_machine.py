@@ -18,7 +18,8 @@ from bdi_supervisor.realize.machine import (
     detect_encoding,
     edges_from_provenance,
 )
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 
 def wiring(machine):
@@ -99,7 +100,7 @@ def _sensor_strategy() -> Strategy:
     """bd runs; on completion a sensor `door` decides between gr and br."""
     ins = ["bd_c", "bd_f", "br_c", "br_f", "door", "gr_c", "gr_f"]
     outs = ["bd_a", "br_a", "gr_a"]
-    variables = [VariableInfo(n, "env") for n in ins] + [VariableInfo(n, "sys") for n in outs]
+    variables = [Variable(n, "env") for n in ins] + [Variable(n, "sys") for n in outs]
 
     def st(i, true_in, active, succ, initial=False):
         return StrategyState(i, {n: n in true_in for n in ins}, {n: n == active for n in outs},
@@ -187,7 +188,7 @@ def test_userdata_remapping_collected():
     catalog = Catalog("ud", {"bd": Capability(
         "bd", "LogState", (Parameter("text", "hi"),), outcomes=("completed",),
         flexbe_outcomes={"done": "completed"}, userdata_in={"pose": "target_pose"})})
-    variables = [VariableInfo("bd_c", "env"), VariableInfo("bd_a", "sys")]
+    variables = [Variable("bd_c", "env"), Variable("bd_a", "sys")]
     strategy = Strategy(variables, [
         StrategyState(0, {"bd_c": False}, {"bd_a": True}, [1], 0, True),
         StrategyState(1, {"bd_c": True}, {"bd_a": True}, [1])], "ud")

@@ -11,7 +11,8 @@ from bdi_supervisor.catalog.model import Capability, Catalog, Parameter
 from bdi_supervisor.realize.flexbe import generate_package
 from bdi_supervisor.realize.machine import build_machine
 from bdi_supervisor.realize.reader import read_behavior
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 FINISHED = "finished"
 
@@ -51,7 +52,7 @@ def problems(draw):
 def _strategy(catalog, kinds, edges):
     ins = sorted(f"{c}_{o[0]}" for c, cap in catalog.capabilities.items() for o in cap.outcomes)
     outs = sorted([f"{c}_a" for c in catalog.capabilities] + [FINISHED])
-    variables = [VariableInfo(v, "env") for v in ins] + [VariableInfo(v, "sys") for v in outs]
+    variables = [Variable(v, "env") for v in ins] + [Variable(v, "sys") for v in outs]
     states = []
     for node, kind in enumerate(kinds):
         active = FINISHED if kind == FINISHED else f"c{kind}_a"
@@ -102,7 +103,7 @@ def test_written_behavior_is_the_strategy(problem):
 def test_py_compile_of_written_file(tmp_path):
     catalog = Catalog("one", {"c0": Capability("c0", "LogState", (Parameter("text", "x"),),
                                                flexbe_outcomes={"done": "completed"})})
-    strategy = Strategy([VariableInfo("c0_c", "env"), VariableInfo("c0_a", "sys")], [
+    strategy = Strategy([Variable("c0_c", "env"), Variable("c0_a", "sys")], [
         StrategyState(0, {"c0_c": False}, {"c0_a": True}, [1], 0, True),
         StrategyState(1, {"c0_c": True}, {"c0_a": True}, [1])], "one")
     source = generate_package(build_machine(strategy, catalog), "One").module_source

@@ -14,8 +14,9 @@ from support.audit_builders import coffee_strategy
 
 from bdi_supervisor.reduce import reduce
 from bdi_supervisor.reduce.sweep import reference_sweep
+from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis import strategy as strategy_io
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 INPUTS = ("x", "y")
 OUTPUTS = ("a", "b", "c_p")  # c_p is a pending bit: masked
@@ -39,7 +40,7 @@ def mealy(draw, max_states=12):
         succs = [draw(st.sampled_from(by_valuation[v])) for v in labels]
         states.append(StrategyState(i, dict(VALUATIONS[arrival[i]]),
                                     dict(zip(OUTPUTS, outs[i])), succs, 0, i == 0))
-    variables = [VariableInfo(v, "env") for v in INPUTS] + [VariableInfo(v, "sys") for v in OUTPUTS]
+    variables = [Variable(v, "env") for v in INPUTS] + [Variable(v, "sys") for v in OUTPUTS]
     return Strategy(variables, states, "random")
 
 
@@ -154,7 +155,7 @@ def test_coffee_reduces_four_to_three_and_round_trips(tmp_path):
 
 def test_pending_bits_masked_only_when_asked():
     raw = Strategy(
-        [VariableInfo("x", "env"), VariableInfo("a", "sys"), VariableInfo("c_p", "sys")],
+        [Variable("x", "env"), Variable("a", "sys"), Variable("c_p", "sys")],
         [StrategyState(0, {"x": False}, {"a": True, "c_p": False}, [1], 0, True),
          StrategyState(1, {"x": True}, {"a": True, "c_p": True}, [1])])
     assert len(reduce(raw).states) == 1
@@ -164,7 +165,7 @@ def test_pending_bits_masked_only_when_asked():
 
 def _two_branches():
     """X -x-> A1 -> B1 -> C, X -y-> A2 -> B2 -> C; A1~A2 and B1~B2 (C loops)."""
-    variables = [VariableInfo("x", "env"), VariableInfo("y", "env"), VariableInfo("o", "sys",
+    variables = [Variable("x", "env"), Variable("y", "env"), Variable("o", "sys",
                                                                                 "int", 0, 3)]
     rows = [({}, 0, [1, 2]), ({"x": True}, 1, [3]), ({"y": True}, 1, [4]), ({}, 2, [5]),
             ({}, 2, [5]), ({}, 3, [5])]
@@ -194,7 +195,7 @@ def test_reference_sweep_never_beats_the_partition(raw):
 
 
 def test_one_initial_state_per_initial_input():
-    variables = [VariableInfo("x", "env"), VariableInfo("item", "sys", "int", 0, 3)]
+    variables = [Variable("x", "env"), Variable("item", "sys", "int", 0, 3)]
     states = [StrategyState(0, {"x": False}, {"item": 1}, [3], 0, True),
               StrategyState(1, {"x": False}, {"item": 3}, [3], 0, True),   # same input: dropped
               StrategyState(2, {"x": True}, {"item": 2}, [3], 0, True),    # other input: kept

@@ -27,7 +27,8 @@ from bdi_supervisor.runtime.binding import (
 )
 from bdi_supervisor.runtime.executor import Executor
 from bdi_supervisor.runtime.forced import exhaustive_check
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 pytestmark = pytest.mark.simulation
 
@@ -67,9 +68,9 @@ def one_item_strategy() -> Strategy:
     order = ["goto_item", "pick", "goto_table", "place_bread"]
     inputs = [f"{c}_{t}" for c in order for t in "cf"]
     outputs = [f"{c}_a" for c in order] + ["finished", "item"]
-    variables = [VariableInfo(n, "env") for n in inputs]
-    variables += [VariableInfo(n, "sys") for n in outputs[:-1]]
-    variables.append(VariableInfo("item", "sys", "int", 0, 1))
+    variables = [Variable(n, "env") for n in inputs]
+    variables += [Variable(n, "sys") for n in outputs[:-1]]
+    variables.append(Variable("item", "sys", "int", 0, 1))
 
     def state(sid, arrival, active, succ):
         ins = {n: n == arrival for n in inputs}

@@ -20,8 +20,13 @@ import argparse
 import json
 import sys
 
-from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
-from bdi_supervisor.cli.synthesize import add_override_arguments, overrides_from_args
+from bdi_supervisor.cli.arguments import (
+    add_override_arguments,
+    add_solver_arguments,
+    options_from_args,
+    overrides_from_args,
+    solver_overrides,
+)
 from bdi_supervisor.helptext import examples
 
 SPEC_SUFFIXES = (".structuredslugs", ".slugsin")

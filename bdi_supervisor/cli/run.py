@@ -18,7 +18,12 @@ import json
 import sys
 from pathlib import Path
 
-from bdi_supervisor.cli.synthesize import OVERRIDES, add_override_arguments, overrides_from_args
+from bdi_supervisor.cli.arguments import (
+    OVERRIDES,
+    add_mission_argument,
+    add_override_arguments,
+    overrides_from_args,
+)
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.helptext import examples
 
@@ -36,8 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         'bdi-supervisor run coffee_extended --seed 1',
         'bdi-supervisor run vending_extended --force "pay=failure pay=failure"',
         'bdi-supervisor run beer_robot --bdi-log beer.jsonl --json')
-    parser.add_argument("mission", metavar="MISSION",
-                        help="mission file or shipped mission name (bdi-supervisor missions)")
+    add_mission_argument(parser)
     parser.add_argument("--sim", metavar="SIM",
                         help="simulator: forced, pyrobosim or quadcopter (default: the mission's "
                              "runner.sim, else forced)")

@@ -17,6 +17,11 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from bdi_supervisor.cli.arguments import (
+    add_separation_arguments,
+    add_solver_arguments,
+    options_from_args,
+)
 from bdi_supervisor.common import ExitCode, Realizability
 
 if TYPE_CHECKING:
@@ -24,57 +29,6 @@ if TYPE_CHECKING:
 
 
 from bdi_supervisor.helptext import examples
-
-
-def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
-    """Solver knobs shared by ``solve`` and ``synthesize``."""
-    group = parser.add_argument_group("solver")
-    group.add_argument("--order", choices=["as-written", "alphabetic", "random"], default=None,
-                       help="BDD declaration order (default: as written)")
-    group.add_argument("--seed", type=int, default=None, help="seed of --order random")
-    group.add_argument("--no-reorder", action="store_true",
-                       help="disable CUDD dynamic variable reordering")
-    group.add_argument("--reorder-threshold", type=int, default=None, metavar="NODES",
-                       help="sift when live nodes pass NODES (then at twice the size)")
-    group.add_argument("--max-growth", type=float, default=None, metavar="FACTOR",
-                       help="how much CUDD's sifting may grow the BDDs while it moves a "
-                            "variable (default 1.05; CUDD's own 1.2 is faster on some large "
-                            "specs)")
-    group.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
-                       help="give up (INCOMPLETE) after SECONDS")
-    group.add_argument("--node-budget", type=int, default=None, metavar="NODES",
-                       help="give up (INCOMPLETE) beyond NODES live BDD nodes")
-    group.add_argument("--max-states", type=int, default=None, metavar="N",
-                       help="give up (INCOMPLETE) beyond N explicit strategy states "
-                            "(default 1000000)")
-    group.add_argument("--no-recycling", action="store_true",
-                       help="restart inner fixpoints from TRUE in every outer pass")
-    group.add_argument("--safety-start", action="store_true",
-                       help="start the fixpoints from the safety region instead of TRUE")
-    group.add_argument("--initial", choices=["all", "per-input"], default=None,
-                       help="initial strategy states: all valuations (slugs) or one per input")
-
-
-def solver_overrides(args: argparse.Namespace) -> dict:
-    """The solver options given on the command line (:func:`add_solver_arguments`), as
-    :class:`~bdi_supervisor.options.SynthesisOptions` fields; left-out flags are left out."""
-    flags = {"order": args.order, "seed": args.seed, "reorder_threshold": args.reorder_threshold,
-             "max_growth": args.max_growth, "time_budget": args.time_budget,
-             "node_budget": args.node_budget, "max_states": args.max_states,
-             "initial": args.initial,
-             "reordering": False if args.no_reorder else None,
-             "recycling": False if args.no_recycling else None,
-             "safety_start": True if args.safety_start else None}
-    return {name: value for name, value in flags.items() if value is not None}
-
-
-def options_from_args(args: argparse.Namespace) -> SynthesisOptions:
-    """The options of ``solve``: the defaults with :func:`solver_overrides`, validated."""
-    from bdi_supervisor.options import SynthesisOptions
-
-    options = SynthesisOptions(**solver_overrides(args))
-    options.validate("command line", "option")
-    return options
 
 
 def register(subparsers) -> None:
@@ -93,8 +47,6 @@ def register(subparsers) -> None:
     parser.add_argument("--no-strategy", action="store_true",
                         help="decide realizability only (no explicit strategy)")
     add_solver_arguments(parser)
-    from bdi_supervisor.cli.spec import add_separation_arguments
-
     add_separation_arguments(parser, json_flag=False)
     parser.set_defaults(func=run)
 

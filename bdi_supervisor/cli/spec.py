@@ -15,9 +15,14 @@ import argparse
 import json
 import sys
 
+from bdi_supervisor.cli.arguments import (
+    add_mission_argument,
+    add_override_arguments,
+    add_separation_arguments,
+    overrides_from_args,
+)
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.helptext import examples
-from bdi_supervisor.options import ENCODINGS, LIVENESS
 
 FORMATS = ("structuredslugs", "slugsin", "json")
 
@@ -33,37 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         'bdi-supervisor spec vending',
         'bdi-supervisor spec two_rivers --encoding enumerated --format json',
         'bdi-supervisor spec coffee --check-separation --core')
-    parser.add_argument("mission", metavar="MISSION",
-                        help="mission file or shipped mission name (bdi-supervisor missions)")
-    parser.add_argument("--encoding", choices=ENCODINGS,
-                        help="activation encoding (default: the mission's)")
-    parser.add_argument("--liveness", choices=LIVENESS,
-                        help="liveness treatment (default: the mission's)")
-    pending = parser.add_mutually_exclusive_group()
-    pending.add_argument("--pending", dest="pending", action="store_true", default=None,
-                         help="add pending memory for failure-capable capabilities")
-    pending.add_argument("--no-pending", dest="pending", action="store_false",
-                         help="no pending memory")
+    add_mission_argument(parser)
+    add_override_arguments(parser)
     parser.add_argument("--format", choices=FORMATS, default="structuredslugs",
                         help="output format")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE (atomically) instead of stdout")
     add_separation_arguments(parser)
     parser.set_defaults(func=run)
-
-
-def add_separation_arguments(parser: argparse.ArgumentParser, json_flag: bool = True) -> None:
-    """``--check-separation [--core] [--json]`` (shared with ``solve``, which has its own
-    --json)."""
-    group = parser.add_argument_group("well-separation")
-    group.add_argument("--check-separation", action="store_true",
-                       help="diagnose well-separation of the env assumptions (Maoz & Ringert); "
-                            "exit 1 if not well-separated or incomplete")
-    group.add_argument("--core", action="store_true",
-                       help="with --check-separation: compute a 1-minimal core of assumptions")
-    if json_flag:
-        group.add_argument("--json", action="store_true",
-                           help="with --check-separation: print the well_separation.json record")
 
 
 def check_separation(spec, args: argparse.Namespace, options=None) -> int:
@@ -117,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(args.output)
     mission = load_mission(args.mission)
-    overrides = {k: getattr(args, k) for k in ("encoding", "liveness", "pending")
-                 if getattr(args, k) is not None}
+    overrides = overrides_from_args(args)
     options = dataclasses.replace(mission.synthesis, **overrides)
     spec = generate_spec(mission, **overrides)
     if args.check_separation:

@@ -13,13 +13,16 @@ import json
 import shutil
 import sys
 
-from bdi_supervisor.cli.solve import add_solver_arguments, options_from_args, solver_overrides
+from bdi_supervisor.cli.arguments import (
+    add_mission_argument,
+    add_override_arguments,
+    add_solver_arguments,
+    options_from_args,
+    overrides_from_args,
+    solver_overrides,
+)
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.helptext import examples
-from bdi_supervisor.options import ENCODINGS, LIVENESS
-
-#: the synthesis-section keys that :func:`add_override_arguments` overrides
-OVERRIDES = ("encoding", "liveness", "pending")
 
 
 def register(subparsers) -> None:
@@ -30,8 +33,7 @@ def register(subparsers) -> None:
         'bdi-supervisor synthesize coffee_extended        # -> out/coffee_extended/one-hot-SP/',
         'bdi-supervisor synthesize vending_extended --liveness fair-outcome --pending --draw',
         'bdi-supervisor synthesize logistics_p1 --time-budget 60 --json')
-    parser.add_argument("mission", metavar="MISSION",
-                        help="mission file or shipped mission name (bdi-supervisor missions)")
+    add_mission_argument(parser)
     add_override_arguments(parser)
     parser.add_argument("--declaration-order", choices=["alphabetic", "as-written", "random"],
                         help="variable declaration order of the generated spec")
@@ -45,23 +47,6 @@ def register(subparsers) -> None:
                         help="also write strategy_raw.{dot,svg,png} and strategy_reduced.* "
                              "(traps and counterexamples highlighted; DOT only without Graphviz)")
     parser.set_defaults(func=run)
-
-
-def add_override_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--encoding``, ``--liveness``, ``--pending/--no-pending``: the mission's synthesis
-    section overridden (shared by ``synthesize`` and ``run``)."""
-    parser.add_argument("--encoding", choices=ENCODINGS, help="activation encoding")
-    parser.add_argument("--liveness", choices=LIVENESS, help="liveness treatment")
-    pending = parser.add_mutually_exclusive_group()
-    pending.add_argument("--pending", dest="pending", action="store_true", default=None,
-                         help="add pending memory for failure-capable capabilities")
-    pending.add_argument("--no-pending", dest="pending", action="store_false",
-                         help="no pending memory")
-
-
-def overrides_from_args(args: argparse.Namespace) -> dict:
-    """The overrides given by :func:`add_override_arguments` (only those on the command line)."""
-    return {k: getattr(args, k) for k in OVERRIDES if getattr(args, k) is not None}
 
 
 def _draw_note(result, console) -> None:

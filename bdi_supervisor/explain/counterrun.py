@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bdi_supervisor.explain.counterstrategy import CounterMoves
+from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis.extract import _smallest
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 from bdi_supervisor.synthesis.symbolic import SymbolicGame
 
 LOOP = "loop"
@@ -95,7 +96,7 @@ def lasso_strategy(game: SymbolicGame, run: CounterRun, name: str = "counter_run
     """The play as an explicit strategy of the system: state k answers as in the play and has
     one successor, the next position (the loop's last position leads back to its start; a
     deadlock's last position, which has no safe answer, is left out)."""
-    variables = [VariableInfo(v.name, v.owner, v.kind, v.low, v.high) for v in game.spec.variables]
+    variables = [Variable(v.name, v.owner, v.kind, v.low, v.high) for v in game.spec.variables]
     positions = [s for s in run.steps if s.outputs is not None]
     states = []
     for k, step in enumerate(positions):

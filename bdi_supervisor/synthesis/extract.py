@@ -30,8 +30,9 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from bdi_supervisor.errors import BudgetExceeded
+from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis.gr1 import Budget, Solution
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 
 INITIAL_MODES = ("all", "per-input")
@@ -319,7 +320,7 @@ def _strategy(game: SymbolicGame, found: _States, successors: list[list[int]],
               initial_count: int, name: str, initial: str) -> Strategy:
     """The explicit :class:`Strategy` of the states found (the first ``initial_count`` are the
     initial ones)."""
-    variables = [VariableInfo(v.name, v.owner, v.kind, v.low, v.high)
+    variables = [Variable(v.name, v.owner, v.kind, v.low, v.high)
                  for v in game.spec.variables]
     inputs_names = [v.name for v in game.spec.inputs]
     outputs_names = [v.name for v in game.spec.outputs]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.spec.gr1 import GR1Spec, Variable
 from bdi_supervisor.spec.slugsin import bit_names
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 _BIT = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@(?P<index>\d+)"
                   r"(\.(?P<low>-?\d+)\.(?P<high>-?\d+))?$")
@@ -93,7 +93,7 @@ def from_slugs_json(data: dict, spec: GR1Spec | None = None, *,
                              key="variables", found=name)
         if kind == "int" and len(bits) != Variable(name, "env", "int", low, high).bits:
             raise InputError("wrong number of bits", file=source, key="variables", found=name)
-        infos.append(VariableInfo(name, owners[name], kind, low, high))
+        infos.append(Variable(name, owners[name], kind, low, high))
     try:
         ids = sorted(int(k) for k in data["nodes"])
     except ValueError:
@@ -133,7 +133,7 @@ def from_slugs_json(data: dict, spec: GR1Spec | None = None, *,
 
 
 def _mark_initial(states: list[StrategyState], spec: GR1Spec | None,
-                  infos: list[VariableInfo]) -> None:
+                  infos: list[Variable]) -> None:
     if spec is not None:
         from bdi_supervisor.synthesis.symbolic import build_game
 

@@ -21,22 +21,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.spec.gr1 import Variable
 
 Value = bool | int
 
 FORMAT = "bdi_supervisor/strategy"
 FORMAT_VERSION = 1
-
-
-@dataclass(frozen=True)
-class VariableInfo:
-    """Name, owner and range of a strategy variable (``kind`` ``bool`` or ``int``)."""
-
-    name: str
-    owner: str
-    kind: str = "bool"
-    low: int = 0
-    high: int = 1
 
 
 @dataclass
@@ -56,7 +46,7 @@ class StrategyState:
 class Strategy:
     """An explicit Mealy strategy. ``states`` are indexed by ``id`` (ids are 0..n-1)."""
 
-    variables: list[VariableInfo]
+    variables: list[Variable]
     states: list[StrategyState]
     name: str = "strategy"
     metadata: dict = field(default_factory=dict)
@@ -92,7 +82,8 @@ def to_dict(strategy: Strategy) -> dict:
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "name": strategy.name,
-        "variables": [asdict(v) for v in strategy.variables],
+        "variables": [{"name": v.name, "owner": v.owner, "kind": v.kind, "low": v.low,
+                       "high": v.high} for v in strategy.variables],
         "states": [asdict(s) for s in strategy.states],
         "metadata": strategy.metadata,
     }
@@ -148,7 +139,7 @@ class _Checker:
         return InputError(message, file=self.source, key=key, found=excerpt(found),
                           expected=expected)
 
-    def variables(self, raw: object) -> list[VariableInfo]:
+    def variables(self, raw: object) -> list[Variable]:
         if not isinstance(raw, list):
             raise self.error("variables is not a list", "variables", raw, "a list of variables")
         out = []
@@ -157,7 +148,7 @@ class _Checker:
             if not isinstance(item, dict) or set(item) - {"name", "owner", "kind", "low", "high"}:
                 raise self.error("malformed variable", key, item,
                                  "{name, owner, kind, low, high}")
-            info = VariableInfo(**{"kind": "bool", "low": 0, "high": 1, **item}) \
+            info = Variable(**{"kind": "bool", "low": 0, "high": 1, **item}) \
                 if "name" in item and "owner" in item else None
             if info is None:
                 raise self.error("a variable needs a name and an owner", key, item,
@@ -196,7 +187,7 @@ class _Checker:
                                  "true or false" if kind == "bool" else f"an integer {low}..{high}")
         return raw
 
-    def states(self, raw: object, variables: list[VariableInfo]) -> list[StrategyState]:
+    def states(self, raw: object, variables: list[Variable]) -> list[StrategyState]:
         if not isinstance(raw, list):
             raise self.error("states is not a list", "states", raw, "a list of states")
         out = []

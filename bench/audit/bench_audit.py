@@ -32,7 +32,8 @@ from rich.table import Table
 from bdi_supervisor.audit import AuditOptions, audit
 from bdi_supervisor.catalog.model import Capability, Catalog
 from bdi_supervisor.reduce import reduce
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 CAPS = ("a", "b", "c", "d")
 OUTCOMES = ("completed", "failure")
@@ -61,7 +62,7 @@ def generate(n: int, base_size: int = 60, seed: int = 1) -> Strategy:
         members.setdefault(b, []).append(raw)
     env = [f"{c}_{o[0]}" for c in CAPS for o in OUTCOMES]
     sys_vars = [f"{c}_a" for c in CAPS] + [f"{c}_p" for c in CAPS]
-    variables = [VariableInfo(v, "env") for v in env] + [VariableInfo(v, "sys") for v in sys_vars]
+    variables = [Variable(v, "env") for v in env] + [Variable(v, "sys") for v in sys_vars]
     states = []
     for raw, b in enumerate(copy_of):
         inputs = dict.fromkeys(env, False)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bdi_supervisor.catalog.model import Capability, Catalog
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 
 def make_catalog(caps: dict[str, tuple], sm_outcomes: tuple[str, ...] = ("finished",)) -> Catalog:
@@ -38,7 +39,7 @@ def one_hot(catalog: Catalog, rows: list[tuple], initial: tuple[int, ...] = (0,)
     sys += [f"{c}_p" for c in sorted(catalog.capabilities)
             if catalog.capabilities[c].failure_capable]
     sys += sorted(set(catalog.sm_outcome_mappings.values())) + list(extra_outputs)
-    variables = [VariableInfo(n, "env") for n in env] + [VariableInfo(n, "sys") for n in sys]
+    variables = [Variable(n, "env") for n in env] + [Variable(n, "sys") for n in sys]
     states = []
     for index, (inputs, outputs, succs) in enumerate(rows):
         given_in, given_out = _parse(inputs), _parse(outputs)
@@ -53,9 +54,9 @@ def enumerated(catalog: Catalog, rows: list[tuple], initial: tuple[int, ...] = (
     env = list(catalog.transition_outcomes)
     n = len(catalog.capabilities)
     sm = sorted(set(catalog.sm_outcome_mappings.values()))
-    variables = [VariableInfo(x, "env") for x in env]
-    variables += [VariableInfo("capability", "sys", "int", 0, n)]
-    variables += [VariableInfo(x, "sys") for x in sm]
+    variables = [Variable(x, "env") for x in env]
+    variables += [Variable("capability", "sys", "int", 0, n)]
+    variables += [Variable(x, "sys") for x in sm]
     states = []
     for index, (inputs, outputs, succs) in enumerate(rows):
         given_in, given_out = _parse(inputs), _parse(outputs)

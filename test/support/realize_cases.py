@@ -8,7 +8,8 @@ to four capability states plus the ``finished`` outcome.
 from __future__ import annotations
 
 from bdi_supervisor.catalog.model import Capability, Catalog, EnumVariable, Parameter
-from bdi_supervisor.synthesis.strategy import Strategy, StrategyState, VariableInfo
+from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
 C, F = "completed", "failure"
 
@@ -41,10 +42,10 @@ def coffee_catalog() -> Catalog:
 
 
 def _variables(inputs: list[str], outputs: list[str], ints: dict[str, tuple[int, int]] = {}):  # noqa: B006
-    found = [VariableInfo(n, "env") for n in inputs]
+    found = [Variable(n, "env") for n in inputs]
     for name in outputs:
         low, high = ints.get(name, (0, 1))
-        found.append(VariableInfo(name, "sys", "int" if name in ints else "bool", low, high))
+        found.append(Variable(name, "sys", "int" if name in ints else "bool", low, high))
     return found
 
 
