@@ -309,14 +309,21 @@ def _direction(doc: _Doc, value: Any, directions: Sequence[str], key: str) -> in
                     expected=f"a number 1..{len(directions)} or one of {', '.join(directions)}")
 
 
-def _parse_world(doc: _Doc, name: str, data: Any, directions: list[str]) -> World:
-    key = f"worlds.{name}"
-    data = _require_map(doc, data, key, "a world")
+def _states(doc: _Doc, data: Any, key: str, what: str, state: str
+            ) -> tuple[dict, dict, list[str]]:
+    """A world's or automaton's mapping (keys ``initial``, ``states``), its non-empty ``states``
+    mapping and the state names, each checked."""
+    data = _require_map(doc, data, key, what)
     _check_keys(doc, data, ("initial", "states"), key)
     states_data = _require_map(doc, data.get("states"), f"{key}.states", "states")
     if not states_data:
-        raise doc.error("a world needs at least one state", f"{key}.states")
-    names = [_name(doc, s, f"{key}.states.{s}", "state") for s in states_data]
+        raise doc.error(f"{what} needs at least one state", f"{key}.states")
+    return data, states_data, [_name(doc, s, f"{key}.states.{s}", state) for s in states_data]
+
+
+def _parse_world(doc: _Doc, name: str, data: Any, directions: list[str]) -> World:
+    key = f"worlds.{name}"
+    data, states_data, names = _states(doc, data, key, "a world", "state")
     index = {s: i for i, s in enumerate(names)}
     k = len(directions)
     delta: list[list[int | None]] = []
@@ -356,12 +363,7 @@ def _parse_world(doc: _Doc, name: str, data: Any, directions: list[str]) -> Worl
 
 def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
                      worlds: list[str]) -> Automaton:
-    data = _require_map(doc, data, key, "an automaton")
-    _check_keys(doc, data, ("initial", "states"), key)
-    states_data = _require_map(doc, data.get("states"), f"{key}.states", "states")
-    if not states_data:
-        raise doc.error("an automaton needs at least one state", f"{key}.states")
-    names = [_name(doc, q, f"{key}.states.{q}", "automaton state") for q in states_data]
+    data, states_data, names = _states(doc, data, key, "an automaton", "automaton state")
     index = {q: i for i, q in enumerate(names)}
     windex = {w: i for i, w in enumerate(worlds)}
     tau: list[list[int]] = []

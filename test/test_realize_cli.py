@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import py_compile
+from pathlib import Path
 
 import pytest
 from support import realize_cases as cases
@@ -31,23 +32,25 @@ def test_realize_writes_behavior_package(tmp_path, capsys):
     assert (behavior / "package.xml").exists()
 
 
+def _refused(tmp_path, capsys, strategy: Path, mission: str, message: str) -> None:
+    """``realize`` exits 2 with ``message`` and writes nothing."""
+    code = main(["realize", str(strategy), "--mission", mission, "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_strategy_exits_2_and_writes_nothing(tmp_path, capsys):
     path = tmp_path / "reduced.json"
     path.write_text('{"format": "something else"}')
-    code = main(["realize", str(path), "--mission", MISSION, "--out", str(tmp_path / "out")])
-    assert code == 2
-    assert "not a bdi_supervisor strategy" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    _refused(tmp_path, capsys, path, MISSION, "not a bdi_supervisor strategy")
 
 
 def test_strategy_of_another_catalog_exits_2(tmp_path, capsys):
     path = tmp_path / "reduced.json"
     strategy_io.save(cases.vending_reduced_onehot(), path)
-    code = main(["realize", str(path), "--mission", str(MISSIONS / "coffee_extended.yaml"),
-                 "--out", str(tmp_path / "out")])
-    assert code == 2
-    assert "not synthesized from this catalog" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    _refused(tmp_path, capsys, path, str(MISSIONS / "coffee_extended.yaml"),
+             "not synthesized from this catalog")
 
 
 def test_behavior_and_package_names_can_be_chosen(tmp_path, capsys):

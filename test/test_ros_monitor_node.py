@@ -3,6 +3,8 @@ two-process)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from support.paths import MISSIONS
 
@@ -79,14 +81,25 @@ def _connected(executor, probe, node):
                       and node.publisher.get_subscription_count() >= 1)
 
 
-def test_verdict_flips_on_the_message_that_causes_it(rclpy_context, mission):
-    executor = SingleThreadedExecutor(context=rclpy_context)
-    node = MonitorNode(rclpy_context, _params(mission), core=DoorCore())
-    probe = Probe(rclpy_context)
+@contextlib.contextmanager
+def _monitor_and_probe(context, mission, core):
+    """A monitor node on ``core`` and a probe, connected, on one executor: (executor, probe)."""
+    executor = SingleThreadedExecutor(context=context)
+    node = MonitorNode(context, _params(mission), core=core)
+    probe = Probe(context)
     for each in (node, probe.node):
         executor.add_node(each)
     try:
         _connected(executor, probe, node)
+        yield executor, probe
+    finally:
+        executor.shutdown()
+        probe.node.destroy_node()
+        node.destroy_node()
+
+
+def test_verdict_flips_on_the_message_that_causes_it(rclpy_context, mission):
+    with _monitor_and_probe(rclpy_context, mission, DoorCore()) as (executor, probe):
         probe.send(0, {"outcome": "completed"})
         assert spin_until(executor, lambda: (s := probe.latest("bdi_monitor: door_open"))
                           and s.values["value"] == "true")
@@ -98,21 +111,10 @@ def test_verdict_flips_on_the_message_that_causes_it(rclpy_context, mission):
         status = probe.latest("bdi_monitor: door_open")
         assert status.values["seq_seen"] == "2" and status.values["latency_us"] == "1.5"
         assert status.hardware_id == "coffee"
-    finally:
-        executor.shutdown()
-        probe.node.destroy_node()
-        node.destroy_node()
 
 
 def test_stream_anomalies_are_counted_and_core_errors_do_not_crash(rclpy_context, mission):
-    executor = SingleThreadedExecutor(context=rclpy_context)
-    core = DoorCore()
-    node = MonitorNode(rclpy_context, _params(mission), core=core)
-    probe = Probe(rclpy_context)
-    for each in (node, probe.node):
-        executor.add_node(each)
-    try:
-        _connected(executor, probe, node)
+    with _monitor_and_probe(rclpy_context, mission, DoorCore()) as (executor, probe):
         probe.send(0, {"outcome": "completed"})
         probe.send(0, {"outcome": "completed"})            # duplicate
         probe.publisher.publish(String(data="{not json"))   # malformed
@@ -129,10 +131,6 @@ def test_stream_anomalies_are_counted_and_core_errors_do_not_crash(rclpy_context
                 values["core_errors"], values["core.seen"], values["runs"],
                 values["run_id"]) == ("3", "1", "2", "1", "1", "1", "1", "3", "2", "run-2")
         assert probe.latest("bdi_monitor: stream").level == Level.WARN
-    finally:
-        executor.shutdown()
-        probe.node.destroy_node()
-        node.destroy_node()
 
 
 def test_qos_of_the_monitor_endpoints(rclpy_context, mission):

@@ -65,6 +65,19 @@ def pairs(relation: Sequence[Sequence[int]]) -> frozenset[tuple[int, int]]:
 _LOCATIONS = ("L", "F", "D")
 
 
+def labels_at(locations: Sequence[str], holding: int, fact: Facts) -> set[str]:
+    """The propositions of a world state: ``at<location>`` for each place the robot is at (L, F,
+    D), ``br`` and ``pd`` from the world's facts, ``hb`` holding a beer, ``bb`` brought (at the
+    lounge holding one), ``od`` a person at the door while the robot is there."""
+    label = {f"at{location}" for location in locations}
+    label |= {name for name, holds in (("br", fact.br), ("pd", fact.pd), ("hb", holding)) if holds}
+    if "L" in locations and holding:
+        label.add("bb")
+    if "D" in locations and fact.pd:
+        label.add("od")
+    return label
+
+
 def beer_structure(actual: str = "w1") -> Structure:
     """The abstract beer robot with ``actual`` (w1..w4) as the actual world."""
     facts = [Facts(br, pd) for br, pd in BASE_FACTS]
@@ -78,18 +91,7 @@ def beer_structure(actual: str = "w1") -> Structure:
                 task = {"L": f"F{fact.br}", "F": f"L{h}", "D": f"L{h}"}[loc]
                 door = {"L": "D0", "F": f"D{h}", "D": f"D{h}"}[loc]
                 delta.append([index[task], index[door]])
-                label = {f"at{loc}"}
-                if fact.br:
-                    label.add("br")
-                if fact.pd:
-                    label.add("pd")
-                if h:
-                    label.add("hb")
-                if loc == "L" and h:
-                    label.add("bb")
-                if loc == "D" and fact.pd:
-                    label.add("od")
-                labels.append(frozenset(label))
+                labels.append(frozenset(labels_at([loc], h, fact)))
         worlds.append(World(f"w{w + 1}", list(states), index["L0"], delta, labels))
     # the belief/intention automaton tracks (location, looked into fridge, been at door)
     qstates = [(loc, lf, ld) for loc in _LOCATIONS for lf in (0, 1) for ld in (0, 1)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from bdi_monitor.models.beer import Facts, believed, desired, intended, pairs
+from bdi_monitor.models.beer import Facts, believed, desired, intended, labels_at, pairs
 from bdi_monitor.models.grid_layout import DIRECTIONS, GridLayout, make_layout, world_facts
 from bdi_monitor.models.grid_rules import GridEncoding
 from bdi_monitor.structure import Automaton, Computed, Structure, World
@@ -59,24 +59,8 @@ class GridTables:
     def world_labels(self, j: int, s: int) -> frozenset[str]:
         c, h = divmod(s, 2)
         fact = self.facts[j]
-        label = set()
-        if c == self.lounge:
-            label.add("atL")
-            if h:
-                label.add("bb")
-        if c == self.fridges[fact.variant]:
-            label.add("atF")
-        if c == self.door:
-            label.add("atD")
-            if fact.pd:
-                label.add("od")
-        if fact.br:
-            label.add("br")
-        if fact.pd:
-            label.add("pd")
-        if h:
-            label.add("hb")
-        return frozenset(label)
+        places = ((self.lounge, "L"), (self.fridges[fact.variant], "F"), (self.door, "D"))
+        return frozenset(labels_at([name for cell, name in places if cell == c], h, fact))
 
     def state_name(self, s: int) -> str:
         x, y = self.layout.cell(s // 2)

@@ -43,7 +43,7 @@ from bdi_supervisor.catalog.model import (
     Parameter,
 )
 from bdi_supervisor.errors import InputError, suggestion
-from bdi_supervisor.spec.formula import Compare, Formula, Not, Num, Var, disj, walk
+from bdi_supervisor.spec.formula import Compare, Formula, Not, Num, Var, disj, expected_kinds
 from bdi_supervisor.spec.structuredslugs import RESERVED, parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml, parse_yaml
 
@@ -185,11 +185,7 @@ def parse_condition(doc: YamlDoc, text: object, path: KeyPath, names: _Names) ->
                                 column_offset=doc.column_offset(path))
     except InputError as error:
         raise error.at(key=_key(path)) from None
-    ints_in_compare = {id(v) for node in walk(formula) if isinstance(node, Compare)
-                       for v in walk(node) if isinstance(v, Var)}
-    for node in walk(formula):
-        if not isinstance(node, Var):
-            continue
+    for node, wanted in expected_kinds(formula):
         kind = names.kind(node.name)
         column = _column_of(text, node.name)
         column = column + doc.column_offset(path) if column else None
@@ -200,7 +196,6 @@ def parse_condition(doc: YamlDoc, text: object, path: KeyPath, names: _Names) ->
                             found=f"'{node.name}'", column=column,
                             expected="a capability, memory, variable_mappings variable or outcome "
                                      "proposition")
-        wanted = "int" if id(node) in ints_in_compare else "bool"
         if kind != wanted:
             message = (f"'{node.name}' is an integer variable; compare it, e.g. {node.name}=1"
                        if kind == "int"

@@ -58,17 +58,8 @@ def encode(schema: str, body: dict[str, Any], seq: int, stamp_ns: int) -> str:
 
 def decode(text: str, schema: str) -> Envelope:
     """Parse one message of ``schema``; raise :class:`WireError` on anything else."""
-    try:
-        data = json.loads(text)
-    except (TypeError, ValueError, RecursionError) as error:  # RecursionError: nested too deep
-        raise WireError("not_json", str(error)[:200]) from None
-    if not isinstance(data, dict):
-        raise WireError("not_object", f"top level is {type(data).__name__}")
-    if data.get("schema") != schema:
-        raise WireError("wrong_schema", f"schema {data.get('schema')!r}, expected {schema!r}")
-    version = data.get("version")
-    if version != VERSIONS[schema]:
-        raise WireError("wrong_version", f"version {version!r}, expected {VERSIONS[schema]}")
+    data = _message(text, schema, VERSIONS[schema])
+    version = data["version"]
     seq, stamp, body = data.get("seq"), data.get("stamp_ns"), data.get("body")
     if not _is_count(seq) or not _is_count(stamp):
         raise WireError("bad_header", f"seq {seq!r}, stamp_ns {stamp!r}: expected integers >= 0")
@@ -85,20 +76,25 @@ def encode_record(record: dict[str, Any]) -> str:
 def decode_record(text: str) -> dict[str, Any]:
     """Parse one BDI-state record; check schema, version and the stream header (``run_id``,
     ``seq``); raise :class:`WireError` otherwise. The body is the monitor core's to judge."""
+    data = _message(text, BDI_STATE, BDI_STATE_VERSION)
+    if not isinstance(data.get("run_id"), str) or not _is_count(data.get("seq")):
+        raise WireError("bad_header", f"run_id {data.get('run_id')!r}, seq {data.get('seq')!r}: "
+                        "expected a string and an integer >= 0")
+    return data
+
+
+def _message(text: str, schema: str, version: int) -> dict[str, Any]:
+    """A JSON object of ``schema`` at ``version``; a :class:`WireError` naming what is wrong."""
     try:
         data = json.loads(text)
     except (TypeError, ValueError, RecursionError) as error:  # RecursionError: nested too deep
         raise WireError("not_json", str(error)[:200]) from None
     if not isinstance(data, dict):
         raise WireError("not_object", f"top level is {type(data).__name__}")
-    if data.get("schema") != BDI_STATE:
-        raise WireError("wrong_schema", f"schema {data.get('schema')!r}, expected {BDI_STATE!r}")
-    if data.get("version") != BDI_STATE_VERSION:
-        raise WireError("wrong_version",
-                        f"version {data.get('version')!r}, expected {BDI_STATE_VERSION}")
-    if not isinstance(data.get("run_id"), str) or not _is_count(data.get("seq")):
-        raise WireError("bad_header", f"run_id {data.get('run_id')!r}, seq {data.get('seq')!r}: "
-                        "expected a string and an integer >= 0")
+    if data.get("schema") != schema:
+        raise WireError("wrong_schema", f"schema {data.get('schema')!r}, expected {schema!r}")
+    if data.get("version") != version:
+        raise WireError("wrong_version", f"version {data.get('version')!r}, expected {version}")
     return data
 
 

@@ -160,6 +160,16 @@ def walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(children(current)))
 
 
+def expected_kinds(node: Node) -> Iterator[tuple[Var, str]]:
+    """Every variable occurrence of ``node`` with the kind its place asks for: ``int`` inside a
+    comparison or sum, ``bool`` elsewhere (the type checks of specs and catalogs)."""
+    in_compare = {id(v) for n in walk(node) if isinstance(n, Compare)
+                  for v in walk(n) if isinstance(v, Var)}
+    for n in walk(node):
+        if isinstance(n, Var):
+            yield n, "int" if id(n) in in_compare else "bool"
+
+
 def variables(node: Node) -> set[Var]:
     """The variable leaves (with their prime flag) occurring in ``node``."""
     return {n for n in walk(node) if isinstance(n, Var)}

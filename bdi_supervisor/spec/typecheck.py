@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.limits import excerpt
-from bdi_supervisor.spec.formula import Compare, Formula, Var, walk
+from bdi_supervisor.spec.formula import Formula, expected_kinds
 from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec, Variable
 
 
@@ -32,16 +32,11 @@ def _fail(clause: Clause, message: str, found: str | None = None,
 def check_formula(clause: Clause, section: str, declared: dict[str, Variable]) -> None:
     """Check one clause of ``section`` against the declared variables."""
     formula: Formula = clause.formula
-    in_compare = {id(v) for node in walk(formula) if isinstance(node, Compare)
-                  for v in walk(node) if isinstance(v, Var)}
-    for node in walk(formula):
-        if not isinstance(node, Var):
-            continue
+    for node, wanted in expected_kinds(formula):
         var = declared.get(node.name)
         if var is None:
             raise _fail(clause, f"undefined name '{node.name}'", found=node.name,
                         expected="a declared proposition, variable, capability or memory name")
-        wanted = "int" if id(node) in in_compare else "bool"
         if var.kind != wanted:
             message = (f"'{node.name}' is an integer variable used as a formula"
                        if var.kind == "int"

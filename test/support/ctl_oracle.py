@@ -99,22 +99,22 @@ class Explicit:
             if f.op in ("EF", "AF"):
                 return self._until(f.op[0], set(N), a)
             if f.op == "EG":
-                z = set(a)
-                while True:
-                    new = z & self._pre_e(z)
-                    if new == z:
-                        return z
-                    z = new
+                return self._greatest(a, self._pre_e)
             if f.op == "AG":  # gfp νZ. a ∧ AX Z, computed directly (not via EF)
-                z = set(a)
-                while True:
-                    new = z & self._pre_a(z)
-                    if new == z:
-                        return z
-                    z = new
+                return self._greatest(a, self._pre_a)
         if isinstance(f, Until):
             return self._until(f.quantifier, self.sat(f.left), self.sat(f.right))
         raise TypeError(f)
+
+    @staticmethod
+    def _greatest(a: set, pre) -> set:
+        """νZ. a ∧ pre(Z), by iteration from ``a``."""
+        z = set(a)
+        while True:
+            new = z & pre(z)
+            if new == z:
+                return z
+            z = new
 
     def _until(self, q, a, b):
         z = set(b)
