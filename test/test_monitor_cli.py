@@ -87,3 +87,18 @@ def test_core_plugs_into_the_ros_port():
     assert all(v.value in port.VALUES for v in core.feed({"schema": "nope"}, 0))
     assert core.counters()["malformed"] == 1
     assert monitor.__name__ == port.CORE_MODULE and hasattr(monitor, port.CORE_FACTORY)
+
+
+def test_ctl_bdi_page_shows_the_verdict_changes_a_run_prints(capsys):
+    """docs/ctl-bdi.md quotes the ◆ lines of its own command: all of them, as printed."""
+    import re
+
+    from support.paths import DOCS
+
+    page = (DOCS / "ctl-bdi.md").read_text()
+    assert "bdi-supervisor run config/missions/beer_robot.yaml --force open_door=failure" in page
+    quoted = re.findall(r"^◆ .*$", page, re.M)
+    assert supervisor_main(["run", str(MISSIONS / "beer_robot.yaml"), "--force",
+                            "open_door=failure"]) == 1
+    printed = re.findall(r"^◆ .*$", capsys.readouterr().out, re.M)
+    assert quoted == printed

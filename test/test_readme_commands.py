@@ -160,3 +160,14 @@ def test_readme_test_command_is_what_ci_runs():
     ci = _test_commands((ROOT / ".ci" / "run").read_text())
     assert len(readme) == 1, readme
     assert ci == readme
+
+
+def test_readme_installs_into_a_virtual_environment():
+    """A system Python refuses ``pip install`` (externally managed): the install block makes a
+    venv first."""
+    install = re.search(r"## Install\n\n```bash\n(.*?)```", (ROOT / "README.md").read_text(),
+                        re.S).group(1)
+    lines = [line.split("#")[0].strip() for line in install.splitlines()]
+    venv = next(i for i, line in enumerate(lines) if "-m venv" in line)
+    pip = next(i for i, line in enumerate(lines) if "pip install" in line)
+    assert venv <= pip and "activate" in lines[venv]
