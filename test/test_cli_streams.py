@@ -200,3 +200,24 @@ def test_full_file_system(tmp_path, argv):
     assert "Traceback" not in result.stderr
     assert "error: no space left on " + str(mnt) in result.stderr, result.stderr
     assert _leftovers(tmp_path / "copy") == []
+
+
+def test_sigterm_stops_a_sweep_and_its_running_trial_at_once(tmp_path):
+    """The pool's running trial is stopped with the sweep (it used to run to its end, 20 s and
+    more, before the sweep could exit); its row is not written, so a rerun runs it again."""
+    import time
+
+    from support.paths import MISSIONS
+
+    sweep = tmp_path / "slow.yaml"
+    sweep.write_text(f"name: slow\nmissions: [{MISSIONS / 'logistics_p1.yaml'}]\n"
+                     "encoding: [one-hot]\nliveness: [fair-outcome]\npending: [true]\n"
+                     "budgets: {time_s: 300}\n")
+    out = tmp_path / "out"
+    started = time.monotonic()
+    outcome = run_process("supervisor", ["sweep", sweep, "--out", out, "--workers", "1",
+                                         "--quiet"], Fault(signal=signal.SIGTERM, after=4.0))
+    assert outcome.code == 143 and not outcome.traceback, outcome
+    assert time.monotonic() - started < 30
+    assert (out / "results.jsonl").read_text() == ""
+    assert _leftovers(tmp_path) == []

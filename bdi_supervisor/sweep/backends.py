@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import multiprocessing
 import re
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
 
 from bdi_supervisor.errors import InputError
@@ -32,6 +33,24 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def _stop(pool: ProcessPoolExecutor, pending: Iterable[Future]) -> None:
+    """Stop ``pool``'s running trials now: on SIGINT/SIGTERM (or a failure of the sweep) it ends
+    at once instead of waiting for them; their rows are not written, so a rerun runs them.
+
+    The pending trials are cancelled, then every worker alive is terminated until the pool's
+    manager has seen one die (it then fails the rest and ends); with one process per trial a
+    worker may be starting in between, hence the loop (a few rounds, bounded)."""
+    for future in pending:
+        future.cancel()
+    processes = getattr(pool, "_processes", None) or {}
+    manager = getattr(pool, "_executor_manager_thread", None)
+    deadline = time.monotonic() + 10
+    while manager is not None and manager.is_alive() and time.monotonic() < deadline:
+        for process in list(processes.values()):
+            process.terminate()
+        manager.join(0.1)
+
+
 class LocalBackend:
     """``concurrent.futures`` process pool, one process per trial."""
 
@@ -49,6 +68,9 @@ class LocalBackend:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         yield pending.pop(future), future.result()
+            except BaseException:  # an interrupt, or the caller stopped (closed generator)
+                _stop(pool, pending)
+                raise
             finally:
                 for future in pending:
                     future.cancel()
