@@ -221,3 +221,28 @@ def test_sigterm_stops_a_sweep_and_its_running_trial_at_once(tmp_path):
     assert time.monotonic() - started < 30
     assert (out / "results.jsonl").read_text() == ""
     assert _leftovers(tmp_path) == []
+
+
+def test_an_interrupt_wrapped_by_a_library_is_still_an_interrupt(monkeypatch, capsys):
+    """SIGTERM during a class body (a matplotlib import) reaches the command as a RuntimeError
+    caused by it: the command still ends with 143, not a traceback."""
+    from bdi_supervisor import interrupts
+    from bdi_supervisor.cli import missions
+    from bdi_supervisor.cli.main import main
+
+    def wrapped(args):
+        try:
+            raise interrupts.Terminated()
+        except interrupts.Terminated as stop:
+            raise RuntimeError("Error calling __set_name__") from stop
+
+    monkeypatch.setattr(missions, "run", wrapped)
+    assert main(["missions"]) == 143
+    assert capsys.readouterr().err == "terminated\n"
+
+    def plain_bug(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(missions, "run", plain_bug)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["missions"])

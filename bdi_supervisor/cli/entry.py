@@ -128,14 +128,39 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
                 raise
             streams.flush()
             return code
-        except interrupts.Terminated:
-            _say("terminated")
-            return ExitCode.TERMINATED
-        except KeyboardInterrupt:
-            _say("interrupted")
-            return ExitCode.INTERRUPTED
+        except KeyboardInterrupt as stop:
+            return _interrupted(stop)
         except OSError as error:
+            if (stop := _interrupt_behind(error)) is not None:
+                return _interrupted(stop)
             return _stream_error(error)
+        except Exception as error:
+            # an interrupt that a library or the interpreter wrapped in another exception
+            # (a RuntimeError from a class body being built while the signal came, say)
+            if (stop := _interrupt_behind(error)) is not None:
+                return _interrupted(stop)
+            raise
+
+
+def _interrupted(stop: KeyboardInterrupt) -> int:
+    from bdi_supervisor import interrupts
+
+    if isinstance(stop, interrupts.Terminated):
+        _say("terminated")
+        return ExitCode.TERMINATED
+    _say("interrupted")
+    return ExitCode.INTERRUPTED
+
+
+def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The SIGINT/SIGTERM exception ``error`` was raised because of, if any."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _dispatch(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:

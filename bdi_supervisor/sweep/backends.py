@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
 
+from bdi_supervisor import interrupts
 from bdi_supervisor.errors import InputError
 
 Job = Callable[[dict[str, Any]], dict[str, Any]]
@@ -60,20 +61,23 @@ class LocalBackend:
     def map_unordered(self, job: Job, items: list[dict]) -> Iterator[tuple[dict, dict]]:
         if not items:
             return
-        with ProcessPoolExecutor(self.workers, mp_context=_context(),
-                                 max_tasks_per_child=1) as pool:
-            pending = {pool.submit(job, item): item for item in items}
-            try:
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        yield pending.pop(future), future.result()
-            except BaseException:  # an interrupt, or the caller stopped (closed generator)
-                _stop(pool, pending)
-                raise
-            finally:
-                for future in pending:
-                    future.cancel()
+        pool = ProcessPoolExecutor(self.workers, mp_context=_context(), max_tasks_per_child=1)
+        pending: dict[Future, dict] = {}
+        try:
+            with interrupts.deferred():  # a signal never leaves a worker half-started
+                pending = {pool.submit(job, item): item for item in items}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+        except BaseException:  # an interrupt, or the caller stopped (closed generator)
+            _stop(pool, pending)
+            raise
+        finally:
+            for future in pending:
+                future.cancel()
+            with interrupts.deferred():  # nor a worker that is starting or ending
+                pool.shutdown(wait=True)
 
     def close(self) -> None:
         pass
