@@ -3,6 +3,7 @@
 import dataclasses
 
 import pytest
+from support.expected_verdicts import unhurried
 from support.paths import MISSIONS
 
 from bdi_supervisor.mission.loader import load_mission
@@ -36,7 +37,7 @@ def test_fair_outcome_pending_trap_is_logging_forever_with_the_failure_pending(n
     eventually completes" fails: a vacuous win that never reaches `finished`."""
     from bdi_supervisor.realize.machine import capability_order
 
-    mission = load_mission(MISSIONS / f"{name}.yaml")
+    mission = unhurried(load_mission(MISSIONS / f"{name}.yaml"))
     options = dataclasses.replace(mission.synthesis, encoding=encoding,
                                   liveness="fair-outcome", pending=True)
     mission = dataclasses.replace(mission, synthesis=options)

@@ -27,6 +27,7 @@ from support.expected_verdicts import (
     Cell,
     expected,
     overrides,
+    unhurried,
 )
 from support.paths import MISSIONS
 
@@ -38,7 +39,7 @@ from bdi_supervisor.specgen.generate import generate_spec
 
 
 def _mission(group: str):
-    return load_mission(MISSIONS / f"{GROUPS[group][0]}.yaml")
+    return unhurried(load_mission(MISSIONS / f"{GROUPS[group][0]}.yaml"))
 
 
 def _observed(group: str, encoding: str, config: str) -> Cell:
