@@ -17,8 +17,10 @@ from support.synthesis_checker import random_specs
 
 from bdi_supervisor.explain import counterstrategy
 from bdi_supervisor.explain.arena import ClauseArena
-from bdi_supervisor.explain.assumptions import needed_assumptions
+from bdi_supervisor.explain.assumptions import needed_assumptions, needed_per_core_element
+from bdi_supervisor.explain.core import guarantee_oracle, is_minimal_core, unrealizable_core
 from bdi_supervisor.explain.explanation import ExplainOptions, explain
+from bdi_supervisor.explain.prune import relevant_guarantees
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.io import format_spec, load_spec
 from bdi_supervisor.synthesis import gr1
@@ -32,6 +34,8 @@ UNREALIZABLE = ("slugs_examples/unrealizable1.slugsin",
 SLUGS = shutil.which("slugs")
 needs_slugs = pytest.mark.skipif(SLUGS is None, reason="slugs is not on PATH")
 MISSIONS = ("two_rivers_goat_stays", "logistics_p0_holding_start")
+#: shipped missions that are unrealizable under Fair-Outcome without pending memory
+FAIR_OUTCOME = {"liveness": "fair-outcome", "pending": False}
 #: hypothesis settings of the comparisons with slugs (a process per example)
 SLUGS_EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
@@ -75,6 +79,20 @@ def test_random_unrealizable_specs_core_and_counter_strategy(spec):
     assert run.steps and run.end in ("loop", "deadlock", "no-initial-output")
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.filter_too_much])
+@given(spec=random_specs(ints=False))
+def test_pruned_guarantees_stay_unrealizable_by_resynthesis(spec):
+    assume(not realizable(spec))
+    arena = ClauseArena.build(spec, build_game(spec))
+    oracle = guarantee_oracle(arena)
+    start = arena.all_refs(("sys_init", "sys_safety", "sys_liveness"))
+    kept = relevant_guarantees(arena, oracle, start)
+    assert set(kept) <= set(start)
+    assert {r for r in start if r.section != "sys_safety"} <= set(kept)
+    assert not realizable(subspec(spec, {(r.section, r.index) for r in kept}))
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=random_specs(ints=False))
 def test_needed_assumptions_by_resynthesis(spec):
@@ -90,6 +108,28 @@ def test_needed_assumptions_by_resynthesis(spec):
             smaller = dataclasses.replace(spec, variables=list(spec.variables),
                                           **{section: without})
             assert ((section, k) in needed) is (not realizable(smaller)), (section, k)
+
+
+def test_assumption_analysis_stops_between_elements_at_its_checks():
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.specgen.generate import generate_spec
+
+    spec = generate_spec(load_mission("two_rivers"), **FAIR_OUTCOME)
+    arena = ClauseArena.build(spec, build_game(spec))
+    oracle = guarantee_oracle(arena)
+    _, core = unrealizable_core(arena, oracle)
+    assert is_minimal_core(oracle, core)
+    before = arena.checks
+    everything, complete = needed_per_core_element(arena, core)
+    spent = arena.checks - before
+    assert complete and list(everything) == core
+    assert sum(1 for needed in everything.values() if needed) >= 2
+    for limit in range(1, spent):
+        found, complete = needed_per_core_element(arena, core, limit)
+        assert not complete
+        assert list(found) == core[:len(found)]  # the first elements, each one whole
+        assert all(found[drop] == everything[drop] for drop in found)
+    assert needed_per_core_element(arena, core, spent) == (everything, True)
 
 
 def test_realizable_spec_has_nothing_to_explain():
@@ -196,6 +236,27 @@ def test_shipped_unrealizable_missions(name):
     json.dumps(explained.to_dict())  # the record is JSON
 
 
+def test_fair_outcome_two_rivers_names_the_follow_on_rule(capsys):
+    from bdi_supervisor.cli.main import main
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import explain_mission
+    from bdi_supervisor.specgen.generate import generate_spec
+
+    mission = load_mission("two_rivers")
+    explanation = explain_mission(mission, FAIR_OUTCOME).explanation
+    assert explanation.status == "UNREALIZABLE" and explanation.core_minimal
+    assert check_core(generate_spec(mission, **FAIR_OUTCOME), _core(explanation)) == []
+    rules = [c.description for c in explanation.core]
+    assert "follow-on rule (transition_relation) of capability 'move'" in rules
+    needed = [n.description for items in explanation.needed_assumptions.values()
+              for n in items]
+    assert any("fair-outcome" in text for text in needed)
+    assert explanation.assumptions_complete is True
+    assert main(["explain", "two_rivers", "--liveness", "fair-outcome", "--no-pending",
+                 "--assumption-checks", "1"]) == 1
+    assert "not analysed" in capsys.readouterr().out
+
+
 def test_goat_stays_names_the_constraint_and_replays(tmp_path):
     from bdi_supervisor.cli.main import main
 
@@ -226,6 +287,7 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert data["status"] == "UNREALIZABLE" and data["core"][0]["line"] == 6
     assert main(["explain", str(bad), "--node-budget", "1"]) == 3
     assert main(["explain", str(tmp_path / "missing.slugsin")]) == 2
+    assert main(["explain", str(bad), "--assumption-checks", "0"]) == 2
     slugs_file = tmp_path / "cs.txt"
     assert main(["explain", str(bad), "--slugs-counter-strategy", str(slugs_file),
                  "--counter-strategy", str(tmp_path / "cs.json")]) == 1

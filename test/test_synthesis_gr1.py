@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from support.paths import MISSIONS
@@ -14,7 +17,7 @@ from bdi_supervisor.spec.formula import And, Iff, Implies, Not, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.extract import extract
-from bdi_supervisor.synthesis.gr1 import solve
+from bdi_supervisor.synthesis.gr1 import safety_realizable, solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
@@ -97,6 +100,30 @@ def test_safety_start_reaches_the_same_fixpoints_as_starting_from_true(spec):
         assert extract(game, fast).states == extract(game, plain).states
     if fast.winning == fast.safety:
         assert fast.z_passes == 1  # nothing left to remove: the first pass is the last
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs())
+def test_without_liveness_guarantees_the_game_is_its_safety_game(spec):
+    spec = dataclasses.replace(spec, variables=list(spec.variables), sys_liveness=[])
+    game = build_game(spec, reordering=False)
+    solution = solve(game)
+    region = safety_realizable(game)
+    assert (region is not None) == solution.realizable == omega_realizable(spec)
+    if region is not None:
+        assert region == solution.winning
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs())
+def test_kept_levels_grow_to_the_winning_region(spec):
+    game = build_game(spec, reordering=False)
+    plain, kept = solve(game), solve(game, keep_levels=True)
+    assert plain.levels == [] and kept.paths == plain.paths
+    assert len(kept.levels) == len(game.sys_live)
+    for levels in kept.levels:
+        assert all(low <= high for low, high in itertools.pairwise(levels))
+        assert kept.winning <= levels[-1]
 
 
 def test_safety_start_on_a_mission_saves_the_confirming_pass():

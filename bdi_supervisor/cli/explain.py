@@ -52,6 +52,9 @@ def register(subparsers) -> None:
                              "text format")
     parser.add_argument("--no-assumptions", action="store_true",
                         help="skip the analysis of the assumptions the core relies on")
+    parser.add_argument("--assumption-checks", type=int, default=None, metavar="N",
+                        help="realizability checks that analysis may spend; the core's "
+                             "elements past them are not analysed (default 100)")
     add_override_arguments(parser)
     add_solver_arguments(parser)
     parser.set_defaults(func=run)
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if path:
             check_output_file(path, f"{option} file")
     solver = options_from_args(args)
+    checks = _assumption_checks(args)
     is_spec = args.target.endswith(SPEC_SUFFIXES)
     if is_spec and overrides_from_args(args):
         from bdi_supervisor.errors import InputError
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
         spec = load_spec(args.target)
         explanation = explain(spec, ExplainOptions(solver, args.max_states,
-                                                   not args.no_assumptions))
+                                                   not args.no_assumptions, checks))
         data = explanation.to_dict()
     else:
         from bdi_supervisor.mission import load_mission
@@ -89,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         mission = load_mission(args.target)
         overrides = {**solver_overrides(args), **overrides_from_args(args)}
         explained = explain_mission(mission, overrides, max_states=args.max_states,
-                                    assumptions=not args.no_assumptions)
+                                    assumptions=not args.no_assumptions,
+                                    assumption_checks=checks)
         explanation, timeline = explained.explanation, explained.timeline
         data = explained.to_dict()
     _write_files(args, explanation, data)
@@ -104,6 +109,20 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.cli.solve import exit_code
 
     return exit_code(explanation.status)
+
+
+def _assumption_checks(args: argparse.Namespace) -> int:
+    from bdi_supervisor.explain.explanation import DEFAULT_ASSUMPTION_CHECKS
+
+    if args.assumption_checks is None:
+        return DEFAULT_ASSUMPTION_CHECKS
+    if args.assumption_checks < 1:
+        from bdi_supervisor.errors import InputError
+
+        raise InputError("must be a positive number", key="--assumption-checks",
+                         found=str(args.assumption_checks),
+                         expected="a count of realizability checks (or --no-assumptions)")
+    return args.assumption_checks
 
 
 def _write_files(args: argparse.Namespace, explanation, data: dict) -> None:

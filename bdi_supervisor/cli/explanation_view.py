@@ -71,6 +71,10 @@ def print_explanation(data: dict, console: Console | None = None, *,
                 console.print(f"  without #{labels.get(key, key)}: {names}")
         if quiet:
             console.print(f"  without {', '.join(quiet)}: no assumption needed")
+    if data.get("assumptions_complete") is False:
+        rest = [k for k, c in enumerate(core, 1) if f"{c['section']}[{c['index']}]" not in needs]
+        console.print(f"  without {_numbers(rest)}: not analysed (the analysis stops after its "
+                      "number of realizability checks: explain --assumption-checks)")
     counter = data.get("counter_strategy") or {}
     if counter:
         truncated = (f", stopped at {counter['max_states']} (--max-states)"
@@ -91,6 +95,17 @@ def print_explanation(data: dict, console: Console | None = None, *,
             if replay.get("force"):
                 command += ["--force", replay["force"]]
             console.print("[bold]Replay[/]: " + escape(shlex.join(command)))
+
+
+def _numbers(numbers: list[int]) -> str:
+    """``#1, #3-#7``: runs of consecutive numbers as ranges."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}-#{run[-1]}" for run in runs)
 
 
 def _assumption(item: dict) -> str:

@@ -100,12 +100,24 @@ class ClauseArena:
 
     def realizable(self, keep: Iterable[ClauseRef]) -> bool:
         """Is the spec made of the kept clauses realizable (slugs' semantics)?"""
+        return self.winning_region(keep)[1] is not None
+
+    def winning_region(self, keep: Iterable[ClauseRef], *, levels: bool = False
+                       ) -> tuple[SymbolicGame, Function | None, list[list[Function]]]:
+        """The game of the kept clauses, the system's winning region in it (None when it is
+        unrealizable: found as early as possible, the region is then not computed) and, with
+        ``levels``, the solver's ``Y`` levels per liveness guarantee (none without one)."""
         self.checks += 1
+        keep = list(keep)
         game = self.subgame(keep)
         if gr1.initial_losing_inputs(game, game.true) != game.false:
-            return False  # no initial output for some initial input: no fixpoint needed
-        solution = gr1.solve(game, early_exit=True, budget=self.budget)
-        return bool(solution.realizable)
+            return game, None, []  # no initial output for some initial input: no fixpoint
+        if not any(ref.section == "sys_liveness" for ref in keep):
+            return game, gr1.safety_realizable(game, self.budget), []
+        solution = gr1.solve(game, early_exit=True, budget=self.budget, keep_levels=levels)
+        if not solution.realizable:
+            return game, None, []
+        return game, solution.winning, solution.levels
 
 
 class MonotoneOracle:
@@ -120,13 +132,23 @@ class MonotoneOracle:
         self.unrealizable_sets: list[frozenset[ClauseRef]] = []
 
     def __call__(self, subset: list[ClauseRef]) -> bool:
+        known = self.known(subset)
+        if known is not None:
+            return known
+        unrealizable = not self.arena.realizable([*self.fixed, *subset])
+        self.record(subset, unrealizable)
+        return unrealizable
+
+    def known(self, subset: Iterable[ClauseRef]) -> bool | None:
+        """The answer for ``subset`` if an earlier one decides it, else None."""
         key = frozenset(subset)
         if any(known <= key for known in self.unrealizable_sets):
             return True
         if any(key <= known for known in self.realizable_sets):
             return False
-        if self.arena.realizable([*self.fixed, *subset]):
-            self.realizable_sets.append(key)
-            return False
-        self.unrealizable_sets.append(key)
-        return True
+        return None
+
+    def record(self, subset: Iterable[ClauseRef], unrealizable: bool) -> None:
+        """Remember an answer found elsewhere (e.g. while pruning)."""
+        (self.unrealizable_sets if unrealizable else self.realizable_sets).append(
+            frozenset(subset))

@@ -9,7 +9,8 @@ about ``k log n`` fixpoints for ``k`` needed assumptions out of ``n``).
 
 For an unrealizable spec the question is asked of each realizable neighbour of its core (the
 core less one element, with every assumption): what the system relies on to meet everything
-the core asks but that one element.
+the core asks but that one element. The neighbours are analysed in the core's order within a
+number of realizability checks; a neighbour whose analysis would pass it is left out whole.
 """
 
 from __future__ import annotations
@@ -22,17 +23,27 @@ from bdi_supervisor.explain.arena import ClauseArena, ClauseRef
 ANALYSED = ("env_safety", "env_liveness")
 
 
-def needed_assumptions(arena: ClauseArena, guarantees: Iterable[ClauseRef]) -> list[ClauseRef]:
+class _OutOfChecks(Exception):
+    """The analysis reached its number of realizability checks."""
+
+
+def needed_assumptions(arena: ClauseArena, guarantees: Iterable[ClauseRef], *,
+                       realizable: bool = False, max_checks: int | None = None
+                       ) -> list[ClauseRef]:
     """The analysed assumptions whose removal alone makes ``guarantees`` (with every other
-    assumption) unrealizable; ``guarantees`` must be realizable with all of them."""
+    assumption) unrealizable; ``guarantees`` must be realizable with all of them
+    (``realizable``: already known to be). Raises :class:`_OutOfChecks` past ``max_checks``."""
     guarantees = list(guarantees)
     candidates = arena.all_refs(ANALYSED)
     everything = set(arena.all_refs(("env_init", *ANALYSED)))
+    limit = None if max_checks is None else arena.checks + max_checks
 
     def realizable_without(group: list[ClauseRef]) -> bool:
+        if limit is not None and arena.checks >= limit:
+            raise _OutOfChecks
         return arena.realizable([*guarantees, *(everything - set(group))])
 
-    if not realizable_without([]):
+    if not realizable and not realizable_without([]):
         raise ValueError("the guarantees are unrealizable even with every assumption")
     needed: list[ClauseRef] = []
     stack = [candidates] if candidates else []
@@ -48,7 +59,19 @@ def needed_assumptions(arena: ClauseArena, guarantees: Iterable[ClauseRef]) -> l
     return sorted(needed)
 
 
-def needed_per_core_element(arena: ClauseArena,
-                            core: list[ClauseRef]) -> dict[ClauseRef, list[ClauseRef]]:
-    """For each element of ``core``, the assumptions the rest of the core needs."""
-    return {drop: needed_assumptions(arena, [c for c in core if c != drop]) for drop in core}
+def needed_per_core_element(arena: ClauseArena, core: list[ClauseRef],
+                            max_checks: int | None = None
+                            ) -> tuple[dict[ClauseRef, list[ClauseRef]], bool]:
+    """For each element of ``core`` (in order, within ``max_checks`` realizability checks in
+    all), the assumptions the rest of the core needs; and whether every element was analysed.
+    ``core`` is a checked 1-minimal core: each neighbour is known to be realizable."""
+    found: dict[ClauseRef, list[ClauseRef]] = {}
+    limit = None if max_checks is None else arena.checks + max_checks
+    for drop in core:
+        left = None if limit is None else limit - arena.checks
+        try:
+            found[drop] = needed_assumptions(arena, [c for c in core if c != drop],
+                                             realizable=True, max_checks=left)
+        except _OutOfChecks:
+            return found, False
+    return found, True

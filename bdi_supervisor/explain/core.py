@@ -1,18 +1,21 @@
 """Unrealizable cores: a 1-minimal set of the system's guarantees that is unrealizable together
 with every environment assumption.
 
-Dropping guarantees only helps the system, so the question is monotone and Zeller's ddmin
-(:func:`bdi_supervisor.separation.core.ddmin`) finds a 1-minimal core with every answer reused
+Dropping guarantees only helps the system, so the question is monotone: every answer is reused
 for the subsets and supersets it decides (:class:`~.arena.MonotoneOracle`). The search starts
 from the smallest part of the spec the failure needs: the system's initial conditions alone
 when they already fail, else the initial conditions and safety when the safety game is lost,
 else (liveness) the initial conditions, the safety and the one liveness guarantee the solver
-found unreachable when that is already unrealizable, else every guarantee.
+found unreachable when that is already unrealizable, else every guarantee. The safety
+guarantees the environment's counter-strategy does not need are dropped next, a few games in
+all (:mod:`.prune`), and what is left is minimized by Zeller's ddmin
+(:func:`bdi_supervisor.separation.core.ddmin`).
 """
 
 from __future__ import annotations
 
 from bdi_supervisor.explain.arena import ClauseArena, ClauseRef, MonotoneOracle
+from bdi_supervisor.explain.prune import relevant_guarantees
 from bdi_supervisor.separation.core import ddmin
 
 ENV = ("env_init", "env_safety", "env_liveness")
@@ -47,7 +50,8 @@ def unrealizable_core(arena: ClauseArena, oracle: MonotoneOracle,
     level, start = start_set(arena, oracle, unreachable_goal)
     if not oracle(start):
         raise ValueError("the specification is realizable: it has no unrealizable core")
-    return level, sorted(ddmin(start, oracle))
+    relevant = relevant_guarantees(arena, oracle, start, arena.budget)
+    return level, sorted(ddmin(relevant, oracle))
 
 
 def is_minimal_core(oracle: MonotoneOracle, core: list[ClauseRef]) -> bool:

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from bdi_supervisor.explain.counterstrategy import CounterMoves
 from bdi_supervisor.spec.gr1 import Variable
-from bdi_supervisor.synthesis.extract import _smallest
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 from bdi_supervisor.synthesis.symbolic import SymbolicGame
+from bdi_supervisor.synthesis.valuations import smallest
 
 LOOP = "loop"
 DEADLOCK = "deadlock"
@@ -64,14 +64,14 @@ def counter_run(game: SymbolicGame, moves: CounterMoves) -> CounterRun:
     symbolic = moves.symbolic
     env_wins = game.exists(game.pre_out, game.env_init) & game.forall(
         game.pre_out, ~game.sys_init | symbolic.winning)
-    first_input = _smallest(game, env_wins, game.pre_in)
+    first_input = smallest(game, env_wins, game.pre_in)
     start = game.env_init & game.sys_init & game.bdd.cube(first_input)
     run = CounterRun()
     if start == game.false:
         run.end = NO_INITIAL_OUTPUT
         run.steps.append(PlayStep(game.decode(first_input, names=inputs_names), None, (0, 0)))
         return run
-    bits = {**first_input, **_smallest(game, start, game.pre_out)}
+    bits = {**first_input, **smallest(game, start, game.pre_out)}
     rank = moves.first_rank(bits)
     seen: dict[tuple, int] = {}
     while len(run.steps) < MAX_STEPS:

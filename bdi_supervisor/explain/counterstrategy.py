@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 from bdi_supervisor.spec.slugsin import bit_names
 from bdi_supervisor.synthesis import gr1
-from bdi_supervisor.synthesis.extract import _all_sorted, _holds, _smallest
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
+from bdi_supervisor.synthesis.valuations import advance, all_sorted, smallest
 
 FORMAT = "bdi_supervisor/counterstrategy"
 
@@ -156,7 +156,7 @@ class CounterMoves:
     def initial(self) -> list[dict[str, bool]]:
         game = self.game
         start = self.symbolic.winning & game.env_init & game.sys_init
-        return _all_sorted(game, start, game.pre_vars)
+        return all_sorted(game, start, game.pre_vars)
 
     def first_rank(self, bits: dict[str, bool]) -> tuple[int, int]:
         game = self.game
@@ -174,30 +174,24 @@ class CounterMoves:
         cube = self.cube(bits)
         stuck = game.forall(game.post_out, game.within_env(cube) & ~game.sys_trans)
         if stuck != game.false:
-            chosen = _smallest(game, game.exists(game.pre_vars, stuck), game.post_in)
+            chosen = smallest(game, game.exists(game.pre_vars, stuck), game.post_in)
             return {self.unprime_in[b]: v for b, v in chosen.items()}, []
         i, j = rank
         moves = cube & self.symbolic.strategy(game, i, j)
         if moves == game.false:
             raise ValueError(f"state outside the environment's winning region (rank {rank})")
-        chosen = _smallest(game, game.exists(game.pre_vars, moves), game.post_in)
+        chosen = smallest(game, game.exists(game.pre_vars, moves), game.post_in)
         answers = game.within_sys(cube & game.bdd.cube(chosen))
         answers = game.exists(game.pre_vars + game.post_in, answers)
         result = []
-        for answer in _all_sorted(game, answers, game.post_out):
+        for answer in all_sorted(game, answers, game.post_out):
             values = {**bits, **chosen, **answer}
             result.append(({self.unprime[b]: v for b, v in {**chosen, **answer}.items()},
-                           (self._advance(game.env_live, i, values),
-                            self._advance(game.sys_live, j, values))))
+                           (advance(game.env_live, i, values),
+                            advance(game.sys_live, j, values))))
         return None, result
 
-    @staticmethod
-    def _advance(clauses: list[Function], index: int, values: dict[str, bool]) -> int:
-        nxt, first = index, True
-        while (nxt != index or first) and _holds(clauses[nxt], values):
-            nxt = (nxt + 1) % len(clauses)
-            first = False
-        return nxt
+
 
 
 def explicit_counter_strategy(game: SymbolicGame, symbolic: SymbolicCounterStrategy,

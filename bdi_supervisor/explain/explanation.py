@@ -33,6 +33,10 @@ from bdi_supervisor.synthesis.synthesize import diagnose
 FORMAT = "bdi_supervisor/explanation"
 #: explicit counter-strategy states kept in the explanation unless ``max_states`` says otherwise
 DEFAULT_MAX_STATES = 256
+#: realizability checks the assumption analysis may spend (group testing costs about a dozen
+#: per needed assumption and core element; a large core is analysed element by element
+#: until they are spent)
+DEFAULT_ASSUMPTION_CHECKS = 100
 
 
 @dataclass
@@ -49,6 +53,9 @@ class Explanation:
     #: per core element (``section[index]``), the assumptions the rest of the core needs; for a
     #: realizable spec, key ``"spec"``: the assumptions the spec needs
     needed_assumptions: dict[str, list[Named]] = field(default_factory=dict)
+    #: every core element's assumptions were analysed (False: the first ones only, within
+    #: ``assumption_checks``; None: no analysis)
+    assumptions_complete: bool | None = None
     counter_strategy: dict = field(default_factory=dict)
     counter_run: dict = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
@@ -72,6 +79,7 @@ class Explanation:
             "core": [n.to_dict() for n in self.core], "core_minimal": self.core_minimal,
             "needed_assumptions": {k: [n.to_dict() for n in v]
                                    for k, v in self.needed_assumptions.items()},
+            "assumptions_complete": self.assumptions_complete,
             "counter_strategy": self.counter_strategy, "counter_run": self.counter_run,
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             "realizability_checks": self.checks,
@@ -88,6 +96,8 @@ class ExplainOptions:
     max_states: int | None = None
     #: also analyse which assumptions the core's neighbours need
     assumptions: bool = True
+    #: realizability checks that analysis may spend on an unrealizable spec (None: no limit)
+    assumption_checks: int | None = DEFAULT_ASSUMPTION_CHECKS
 
 
 def explain(spec: GR1Spec, options: ExplainOptions | None = None,
@@ -99,7 +109,8 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
     solver = options.solver
     budget = gr1.Budget(solver.time_budget, solver.node_budget)
     record = Explanation(spec.name, Realizability.INCOMPLETE)
-    clock = _Clock(record, budget)
+    clock = gr1.PhaseClock(budget, lambda phase, seconds: _add_seconds(record, phase, seconds))
+    started = time.perf_counter()
     try:
         clock.enter("synthesis")
         arena = ClauseArena.build(spec, _build(spec, solver, budget), budget)
@@ -113,9 +124,11 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
                 clock.enter("assumptions")
                 guarantees = arena.all_refs(("sys_init", "sys_safety", "sys_liveness"))
                 record.needed_assumptions["spec"] = _names(
-                    spec, namer, needs.needed_assumptions(arena, guarantees))
+                    spec, namer, needs.needed_assumptions(arena, guarantees, realizable=True))
+                record.assumptions_complete = True
             clock.leave()
             record.checks = arena.checks
+            record.timings["total_seconds"] = time.perf_counter() - started
             return record
         failure = diagnose(game, solution, budget)
         record.message = failure.message
@@ -126,7 +139,9 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
         record.core_minimal = cores.is_minimal_core(oracle, found)
         if options.assumptions:
             clock.enter("assumptions")
-            for drop, needed in needs.needed_per_core_element(arena, found).items():
+            analysed, record.assumptions_complete = needs.needed_per_core_element(
+                arena, found, options.assumption_checks)
+            for drop, needed in analysed.items():
                 record.needed_assumptions[drop.text()] = _names(spec, namer, needed)
         clock.enter("counter_strategy")
         symbolic = counter.environment_fixpoint(game, budget)
@@ -150,6 +165,7 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
         clock.leave()
         record.status = Realizability.INCOMPLETE
         record.incomplete_reason = f"{exhausted} during {phase.replace('_', ' ')}"
+    record.timings["total_seconds"] = time.perf_counter() - started
     return record
 
 
@@ -193,29 +209,10 @@ def _strategy_summary(game: SymbolicGame, solution: gr1.Solution,
     }
 
 
-class _Clock:
-    """Adds each phase's wall time to ``timings`` and names the phase on the budget."""
-
-    def __init__(self, record: Explanation, budget: gr1.Budget) -> None:
-        self.record = record
-        self.budget = budget
-        self.phase = ""
-        self.begin = 0.0
-        self.started = time.perf_counter()
-
-    def enter(self, phase: str) -> None:
-        self.leave()
-        self.phase = self.budget.phase = phase
-        self.begin = time.perf_counter()
-
-    def leave(self) -> None:
-        now = time.perf_counter()
-        if self.phase:
-            timings = self.record.timings
-            timings[f"{self.phase}_seconds"] = timings.get(f"{self.phase}_seconds", 0.0) \
-                + now - self.begin
-        self.record.timings["total_seconds"] = now - self.started
-        self.phase = ""
+def _add_seconds(record: Explanation, phase: str, seconds: float) -> None:
+    name = f"{phase}_seconds"
+    record.timings[name] = record.timings.get(name, 0.0) + seconds
 
 
-__all__ = ["DEFAULT_MAX_STATES", "ExplainOptions", "Explanation", "explain"]
+__all__ = ["DEFAULT_ASSUMPTION_CHECKS", "DEFAULT_MAX_STATES", "ExplainOptions", "Explanation",
+           "explain"]

@@ -59,12 +59,18 @@ def mission_namer(mission: Mission) -> Any:
 
 
 def explain_mission(mission: Mission, overrides: dict | None = None, *, spec: GR1Spec | None = None,
-                    max_states: int | None = None, assumptions: bool = True
-                    ) -> MissionExplanation:
+                    max_states: int | None = None, assumptions: bool = True,
+                    assumption_checks: int | None = None) -> MissionExplanation:
     """Explain a mission's spec (generated here unless ``spec`` is given) and replay its
     counter-run with forced outcomes (the embedded executor, ``forced`` simulator).
-    ``overrides`` replace fields of the mission's synthesis options, as in ``pipeline.run``."""
-    from bdi_supervisor.explain.explanation import ExplainOptions, explain
+    ``overrides`` replace fields of the mission's synthesis options, as in ``pipeline.run``;
+    ``assumption_checks``: see :class:`~bdi_supervisor.explain.explanation.ExplainOptions`
+    (None: its default)."""
+    from bdi_supervisor.explain.explanation import (
+        DEFAULT_ASSUMPTION_CHECKS,
+        ExplainOptions,
+        explain,
+    )
     from bdi_supervisor.specgen.generate import generate_spec
 
     overrides = dict(overrides or {})
@@ -73,7 +79,8 @@ def explain_mission(mission: Mission, overrides: dict | None = None, *, spec: GR
         spec = generate_spec(mission, **overrides)
     # the generated spec is already in the mission's declaration order
     solver = dataclasses.replace(options, order="as-written")
-    explanation = explain(spec, ExplainOptions(solver, max_states, assumptions),
+    checks = DEFAULT_ASSUMPTION_CHECKS if assumption_checks is None else assumption_checks
+    explanation = explain(spec, ExplainOptions(solver, max_states, assumptions, checks),
                           mission_namer(mission))
     explained = MissionExplanation(mission, options.config, explanation)
     if explanation.lasso is not None and explanation.run is not None:

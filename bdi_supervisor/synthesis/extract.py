@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterable, Iterator
 
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis import valuations
 from bdi_supervisor.synthesis.gr1 import Budget, Solution
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
+from bdi_supervisor.synthesis.valuations import advance, all_sorted, smallest
 
 INITIAL_MODES = ("all", "per-input")
 #: with ``max_states`` states, at most this many transitions per state on average
@@ -86,98 +87,6 @@ class _CubeMaker:
         return cube
 
 
-def _smallest(game: SymbolicGame, u: Function, names: list[str]) -> dict[str, bool]:
-    """The lexicographically smallest assignment of ``names`` in ``u`` (False first)."""
-    choice: dict[str, bool] = {}
-    for name in names:
-        low = game.bdd.let({name: False}, u)
-        if low != game.false:
-            choice[name] = False
-            u = low
-        else:
-            choice[name] = True
-            u = game.bdd.let({name: True}, u)
-    return choice
-
-
-def _paths(u: Function, given: dict[str, bool] | None = None) -> Iterator[dict[str, bool]]:
-    """The paths from the root of ``u`` to TRUE, as partial assignments, in one walk of the
-    BDD; with ``given``, those of ``u`` restricted to that valuation (no BDD is built).
-
-    CUDD's nodes store their else-edge possibly complemented: the walk carries the parity of
-    the complemented edges taken, and a path ends in TRUE when it reaches the constant node
-    with even parity. A path is kept as a linked list of its choices until it ends.
-    """
-    given = given or {}
-    Path = tuple[str, bool, "Path"] | None
-    stack: list[tuple[Function, bool, Path]] = [(u, False, None)]
-    while stack:
-        node, odd, path = stack.pop()
-        while True:
-            if node.negated:
-                odd = not odd
-            var = node.var
-            if var is None or var not in given:
-                break
-            node = node.high if given[var] else node.low
-        if var is None:
-            if not odd:
-                cube = {}
-                while path is not None:
-                    name, value, path = path
-                    cube[name] = value
-                yield cube
-            continue
-        for value, child in ((True, node.high), (False, node.low)):
-            if child.var is None and odd != child.negated:
-                continue  # the constant FALSE
-            stack.append((child, odd, (var, value, path)))
-
-
-def _holds(u: Function, values: dict[str, bool]) -> bool:
-    """``u`` at a total assignment of its support (one root-to-leaf walk)."""
-    odd = False
-    while True:
-        if u.negated:
-            odd = not odd
-        var = u.var
-        if var is None:
-            return not odd
-        u = u.high if values[var] else u.low
-
-
-def _expand(cubes: Iterable[dict[str, bool]], names: list[str]) -> Iterator[dict[str, bool]]:
-    """Total assignments of ``names`` in the ``cubes``: each name a cube leaves out both ways."""
-    for cube in cubes:
-        missing = [name for name in names if name not in cube]
-        if not missing:
-            yield cube
-            continue
-        for values in itertools.product((False, True), repeat=len(missing)):
-            yield {**cube, **dict(zip(missing, values))}
-
-
-def _all_sorted(game: SymbolicGame, u: Function, names: list[str],
-                budget: Budget | None = None, limit: int | None = None) -> list[dict[str, bool]]:
-    """All assignments of ``names`` in ``u`` (a function of ``names`` only) in lexicographic
-    order (False first).
-
-    More than ``limit`` assignments raise :class:`BudgetExceeded` before any is enumerated
-    (counted on the BDD), and the time budget is checked while enumerating, so a predicate with
-    2^40 satisfying assignments stops at once instead of filling memory.
-    """
-    if limit is not None and u != game.false and names and \
-            game.bdd.count(u, nvars=len(names)) > limit:
-        raise BudgetExceeded("strategy state", limit)
-    found = []
-    for assignment in _expand(_paths(u), names):
-        found.append(assignment)
-        if budget is not None and len(found) % 256 == 0:
-            budget.check(game)
-    found.sort(key=lambda a: tuple(map(a.__getitem__, names)))
-    return found
-
-
 def _moves(game: SymbolicGame, strategy: Function, current: dict[str, bool],
            limit: int | None = None, budget: Budget | None = None) -> list[dict[str, bool]]:
     """The moves of ``strategy`` from the state ``current`` (a valuation of the current bits):
@@ -194,7 +103,7 @@ def _moves(game: SymbolicGame, strategy: Function, current: dict[str, bool],
     """
     post_in, post_out = game.post_in, game.post_out
     best: dict[tuple[bool, ...], tuple[bool, ...]] = {}
-    for cube in _paths(strategy, current):
+    for cube in valuations.paths(strategy, current):
         outputs = tuple([cube.get(b, False) for b in post_out])
         inputs = [cube.get(b) for b in post_in]
         missing = [k for k, value in enumerate(inputs) if value is None]
@@ -286,7 +195,7 @@ def _extract(game: SymbolicGame, solution: Solution, initial: str, name: str,
                 raise BudgetExceeded("strategy transition", max_transitions)
             successors.append([
                 found.add({unprime[b]: value for b, value in move.items()},
-                          _next_goal(game.sys_live, goal, {**current, **move}))
+                          advance(game.sys_live, goal, {**current, **move}))
                 for move in moves])
     return _strategy(game, found, successors, initial_count, name, initial)
 
@@ -297,23 +206,13 @@ def _add_initial_states(game: SymbolicGame, solution: Solution, initial: str, fo
     for each initial input), at goal rank 0."""
     start = solution.winning & game.sys_init & game.env_init
     if initial == "all":
-        for valuation in _all_sorted(game, start, game.pre_vars, budget, max_states):
+        for valuation in all_sorted(game, start, game.pre_vars, budget, max_states):
             found.add(valuation, 0)
         return
-    for inputs in _all_sorted(game, game.bdd.exist(game.pre_out, start), game.pre_in, budget,
+    for inputs in all_sorted(game, game.bdd.exist(game.pre_out, start), game.pre_in, budget,
                               max_states):
         rest = game.bdd.let(inputs, start) if inputs else start
-        found.add({**inputs, **_smallest(game, rest, game.pre_out)}, 0)
-
-
-def _next_goal(goals: list[Function], goal: int, values: dict[str, bool]) -> int:
-    """slugs' goal advance: past every goal the move satisfies, starting with the current one
-    (at most once around)."""
-    nxt, first = goal, True
-    while (nxt != goal or first) and _holds(goals[nxt], values):
-        nxt = (nxt + 1) % len(goals)
-        first = False
-    return nxt
+        found.add({**inputs, **smallest(game, rest, game.pre_out)}, 0)
 
 
 def _strategy(game: SymbolicGame, found: _States, successors: list[list[int]],

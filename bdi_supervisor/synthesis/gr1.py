@@ -64,6 +64,32 @@ class Budget:
                 raise BudgetExceeded("node", self.nodes)
 
 
+class PhaseClock:
+    """Times the phases of a run and names the one in progress on its budget (for the report
+    of a run a budget stopped): each phase's wall time goes to ``record(phase, seconds)`` when
+    it ends, and ``progress`` is told ``{"phase": name}`` as each begins."""
+
+    def __init__(self, budget: Budget, record: Callable[[str, float], None],
+                 progress: Progress | None = None) -> None:
+        self.budget = budget
+        self.record = record
+        self.progress = progress
+        self.phase = ""
+        self.begin = 0.0
+
+    def enter(self, phase: str) -> None:
+        self.leave()
+        self.phase = self.budget.phase = phase
+        if self.progress is not None:
+            self.progress({"phase": phase})
+        self.begin = time.perf_counter()
+
+    def leave(self) -> None:
+        if self.phase:
+            self.record(self.phase, time.perf_counter() - self.begin)
+        self.phase = ""
+
+
 @dataclass
 class Reordering:
     """Manual sifting when live nodes pass ``threshold`` (then the threshold doubles)."""
@@ -95,6 +121,9 @@ class Solution:
     #: the safety region ``nu Z. cpre(Z')`` when the solve started from it (else None)
     safety: Function | None = None
     safety_iterations: int = 0
+    #: with ``keep_levels``: per goal, the ``Y`` levels of the final pass (growing sets:
+    #: the states from which the system reaches the goal within that many levels)
+    levels: list[list[Function]] = field(default_factory=list)
 
 
 def initial_ok(game: SymbolicGame, region: Function) -> bool:
@@ -126,16 +155,40 @@ def safety_region(game: SymbolicGame, budget: Budget | None = None,
         z = new
 
 
+def safety_realizable(game: SymbolicGame, budget: Budget | None = None) -> Function | None:
+    """The winning region of a game without liveness guarantees (``sys_live`` only TRUE), or
+    None when the system cannot start inside it.
+
+    With no liveness guarantee the system wins exactly where it keeps its safety for ever,
+    whatever the environment's liveness: the three nested fixpoints give the safety region
+    ``nu Z. cpre(Z')`` (that region is kept by the outer function, whose first ``Y`` level
+    already contains ``cpre(Z')``; and every set the outer function keeps is one the system can
+    stay inside). Each iterate bounds the region from above, so the first one the initial
+    states fail decides.
+    """
+    z = game.true
+    while True:
+        if not initial_ok(game, z):
+            return None
+        if budget is not None:
+            budget.check(game)
+        new = game.cpre_states(z)
+        if new == z:
+            return z
+        z = new
+
+
 def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = False,
           early_exit: bool = False, budget: Budget | None = None,
           reorder_threshold: int | None = None, progress: Progress | None = None,
-          solution: Solution | None = None) -> Solution:
+          solution: Solution | None = None, keep_levels: bool = False) -> Solution:
     """Solve the GR(1) game of ``game`` (see the module docstring).
 
     ``recycling`` and ``safety_start`` only change how fast the fixpoints get there: the
     winning region and the strategy data are the same either way. ``solution``: a fresh
     :class:`Solution` to fill in place and return, so that a caller still has the counters
-    (passes, levels, iterations) when a budget stops the solve.
+    (passes, levels, iterations) when a budget stops the solve. ``keep_levels``: keep the final
+    pass's ``Y`` levels in ``Solution.levels``.
     """
     goals = game.sys_live
     assumptions = game.env_live
@@ -153,11 +206,14 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
         solution.z_passes += 1
         changed = False
         paths: list[tuple[int, Function]] = []
+        levels: list[list[Function]] = []
         for j, goal in enumerate(goals):
             reached = goal & game.prime(z)
             y = game.false
             level = 0
             new_cache: dict[int, list[Function]] = {i: [] for i in range(len(assumptions))}
+            if keep_levels:
+                levels.append([])
             while True:
                 solution.y_levels += 1
                 live = reached | game.prime(y) if level else reached
@@ -184,6 +240,8 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
                               "level": level, "x_iterations": solution.x_iterations,
                               "live_nodes": len(game.bdd)})
                 level += 1
+                if keep_levels:
+                    levels[j].append(y_new)
                 if y_new == y:
                     break
                 y = y_new
@@ -203,5 +261,6 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
             break
     solution.winning = z
     solution.paths = paths
+    solution.levels = levels
     solution.realizable = initial_ok(game, z)
     return solution

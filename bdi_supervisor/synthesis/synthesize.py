@@ -7,7 +7,6 @@ stopped, with the metrics reached so far.
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import asdict
 
@@ -90,7 +89,8 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     bdd = manager(2 * (metrics.input_bits + metrics.output_bits))
     auto = options.reordering and options.reorder_threshold is None
     solution: gr1.Solution | None = None
-    clock = _PhaseClock(metrics, budget, progress)
+    clock = gr1.PhaseClock(budget, lambda phase, seconds: _add_seconds(metrics, phase, seconds),
+                           progress)
     try:
         clock.enter("encoding")
         game = build_game(spec, order=options.order, seed=options.seed, reordering=auto,
@@ -142,34 +142,13 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
     return result
 
 
+def _add_seconds(metrics: Metrics, phase: str, seconds: float) -> None:
+    name = _PHASE_SECONDS.get(phase)
+    if name is not None:
+        setattr(metrics, name, getattr(metrics, name) + seconds)
+
+
 _PHASE_SECONDS = {"encoding": "encoding_seconds", "realizability": "realizability_seconds",
                   "extraction": "extraction_seconds"}
 _PHASE_TEXT = {"encoding": "spec encoding", "realizability": "the realizability fixpoint",
                "diagnosis": "the unrealizability diagnosis", "extraction": "strategy extraction"}
-
-
-class _PhaseClock:
-    """Adds the wall time of each phase to its ``Metrics`` field, names it on the budget and
-    tells ``progress`` (``{"phase": "realizability"}``) as each begins."""
-
-    def __init__(self, metrics: Metrics, budget: gr1.Budget,
-                 progress: gr1.Progress | None = None) -> None:
-        self.metrics = metrics
-        self.budget = budget
-        self.progress = progress
-        self.phase = ""
-        self.begin = 0.0
-
-    def enter(self, phase: str) -> None:
-        self.leave()
-        self.phase = self.budget.phase = phase
-        if self.progress is not None:
-            self.progress({"phase": phase})
-        self.begin = time.perf_counter()
-
-    def leave(self) -> None:
-        name = _PHASE_SECONDS.get(self.phase)
-        if name is not None:
-            setattr(self.metrics, name, getattr(self.metrics, name)
-                    + time.perf_counter() - self.begin)
-        self.phase = ""
