@@ -221,15 +221,7 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
                 for i, not_j in enumerate(not_assumptions):
                     old = cache.get((j, i))
                     x = (old[min(level, len(old) - 1)] if recycling and old else top)
-                    while True:
-                        solution.x_iterations += 1
-                        if budget is not None:
-                            budget.check(game)
-                        target = live | (game.prime(x) & not_j)
-                        x_new = game.cpre(target)
-                        if x_new == x:
-                            break
-                        x = x_new
+                    x, target = _greatest_x(game, live, not_j, x, solution, budget)
                     new_cache[i].append(x)
                     paths.append((j, target))
                     y_new |= x
@@ -264,3 +256,18 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
     solution.levels = levels
     solution.realizable = initial_ok(game, z)
     return solution
+
+
+def _greatest_x(game: SymbolicGame, live: Function, not_assumption: Function, x: Function,
+                solution: Solution, budget: Budget | None) -> tuple[Function, Function]:
+    """``nu X. cpre(live | X' & !assumption)`` iterated from ``x`` (an upper bound of it): the
+    fixpoint and the paths predicate of its last step."""
+    while True:
+        solution.x_iterations += 1
+        if budget is not None:
+            budget.check(game)
+        target = live | (game.prime(x) & not_assumption)
+        new = game.cpre(target)
+        if new == x:
+            return x, target
+        x = new
