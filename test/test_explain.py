@@ -150,6 +150,18 @@ def test_budget_gives_incomplete():
     assert explain(spec, options).status == "INCOMPLETE"
 
 
+@pytest.mark.parametrize("seconds", [0.05, 0.3])
+def test_time_budget_gives_incomplete_in_any_phase(seconds):
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.specgen.generate import generate_spec
+
+    spec = generate_spec(load_mission("logistics_p0"), **FAIR_OUTCOME)
+    explanation = explain(spec, ExplainOptions(SynthesisOptions(time_budget=seconds)))
+    assert explanation.status == "INCOMPLETE"
+    assert explanation.incomplete_reason.startswith("time budget")
+    assert " during " in explanation.incomplete_reason
+
+
 def test_environment_fixpoint_is_the_complement_on_random_orders():
     spec = load_spec_text("[INPUT]\na\nb\n[OUTPUT]\nx\n[ENV_LIVENESS]\na\n[SYS_LIVENESS]\n"
                           "x & b\n[SYS_TRANS]\nx' -> a\n")
