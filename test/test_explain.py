@@ -8,6 +8,7 @@ import dataclasses
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -160,6 +161,25 @@ def test_time_budget_gives_incomplete_in_any_phase(seconds):
     assert explanation.status == "INCOMPLETE"
     assert explanation.incomplete_reason.startswith("time budget")
     assert " during " in explanation.incomplete_reason
+
+
+def test_repeated_explanations_free_their_managers_cleanly():
+    # games are freed by reference counting, never in a garbage cycle with their manager
+    # (CUDD would be torn down with nodes still referenced: "Exception ignored ... Still N
+    # nodes referenced upon shutdown" on stderr)
+    script = ("from bdi_supervisor.mission import load_mission\n"
+              "from bdi_supervisor.specgen.generate import generate_spec\n"
+              "from bdi_supervisor.explain.explanation import explain\n"
+              "from bdi_supervisor.synthesis.synthesize import synthesize\n"
+              "spec = generate_spec(load_mission('logistics_p0_holding_start'),\n"
+              "    encoding='enumerated', liveness='fair-outcome', pending=False)\n"
+              "for _ in range(6):\n"
+              "    synthesize(spec)\n"
+              "    explain(spec)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Exception ignored" not in done.stderr, done.stderr[-2000:]
 
 
 def test_environment_fixpoint_is_the_complement_on_random_orders():

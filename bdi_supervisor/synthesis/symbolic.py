@@ -132,7 +132,6 @@ class SymbolicGame:
 
     def __post_init__(self) -> None:
         self._by_name = {v.name: v for v in self.variables}
-        self._encoder = _Encoder(self)
         self._prime = {b: primed_name(b) for b in self.pre_in + self.pre_out}
         self._unprime = {p: b for b, p in self._prime.items()}
         self.pre_vars = self.pre_in + self.pre_out
@@ -298,7 +297,7 @@ class SymbolicGame:
     def encode(self, formula: Node, clause: Clause | None = None) -> Function:
         """The BDD of ``formula`` (over current and next bits)."""
         try:
-            return self._encoder.formula(formula)
+            return _Encoder(self).formula(formula)
         except InputError as error:
             if clause is not None and clause.origin.source == "file":
                 raise error.at(file=clause.origin.file, line=clause.origin.line) from None
@@ -370,7 +369,7 @@ class SymbolicGame:
         """``low <= var <= high`` on the bits (TRUE when the range fills its bits)."""
         if var.kind == "bool" or (1 << var.bits) == var.high - var.low + 1:
             return self.true
-        return self._encoder.formula(Compare("<=", Var(var.name, primed), Num(var.high)))
+        return _Encoder(self).formula(Compare("<=", Var(var.name, primed), Num(var.high)))
 
     # ------------------------------------------------------------ valuations
 
