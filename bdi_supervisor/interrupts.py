@@ -6,13 +6,16 @@ KeyboardInterrupt`` cleanup runs for both: temporary files are removed, pools ca
 entry point turns them into exit 130 and 143.
 
 A step that must not be cut in two (a temporary file created and remembered, a folder swapped
-for another) runs in :func:`deferred`: a signal arriving inside it is raised when it ends.
+for another) runs in :func:`deferred`: a signal arriving inside it is raised when it ends. A
+signal whose exception Python would have to swallow (it arrived in a weakref callback of the
+import system) is sent again rather than lost.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -32,11 +35,30 @@ def _raise_for(signum: int) -> None:
     raise KeyboardInterrupt()
 
 
+#: the last signal handled (raised again when Python had to swallow its exception)
+_last: list[int] = []
+
+
 def _handler(signum: int, frame: object) -> None:
+    _last[:] = [signum]
     if _depth:
         _pending.append(signum)
         return
     _raise_for(signum)
+
+
+def _unraisable(previous):
+    """A ``sys.unraisablehook`` for the exception of a signal that arrived where Python cannot
+    raise (a weakref callback of the import system, a ``__del__``): instead of printing it and
+    going on, the signal is sent again, to be raised at the next line that can stop."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _last:
+            signal.raise_signal(_last[0])
+            return
+        previous(unraisable)
+
+    return hook
 
 
 @contextlib.contextmanager
@@ -48,9 +70,11 @@ def handling() -> Iterator[None]:
         return
     previous = {signum: signal.signal(signum, _handler)
                 for signum in (signal.SIGINT, signal.SIGTERM)}
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 

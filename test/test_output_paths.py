@@ -306,3 +306,21 @@ def test_append_whole_keeps_whole_records(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert "file too large: log" in result.stderr
     assert log.read_bytes() == (b"x" * 30 + b"\n") * 3
+
+
+def test_a_swallowed_interrupt_is_raised_again():
+    """A signal that lands in a weakref callback of the import system has its exception
+    swallowed ("Exception ignored in ..."): it is sent again and stops the command after all."""
+    import signal
+    import sys
+    import types
+
+    from bdi_supervisor import interrupts
+
+    with pytest.raises(interrupts.Terminated), interrupts.handling():
+        interrupts._last[:] = [signal.SIGTERM]
+        sys.unraisablehook(types.SimpleNamespace(exc_value=interrupts.Terminated(),
+                                                 exc_type=interrupts.Terminated,
+                                                 exc_traceback=None, err_msg=None, object=None))
+        for _ in range(1000):
+            pass
