@@ -149,6 +149,15 @@ class CounterMoves:
         self.symbolic = symbolic
         self.unprime = dict(zip(game.post_vars, game.pre_vars))
         self.unprime_in = dict(zip(game.post_in, game.pre_in))
+        self._stuck: Function | None = None
+
+    @property
+    def stuck(self) -> Function:
+        """The (state, next input) pairs that leave the system no safe answer."""
+        if self._stuck is None:
+            game = self.game
+            self._stuck = game.forall(game.post_out, game.within_env(game.true) & ~game.sys_trans)
+        return self._stuck
 
     def cube(self, bits: dict[str, bool]) -> Function:
         return self.game.bdd.cube(bits)
@@ -172,7 +181,7 @@ class CounterMoves:
         """``(deadlock input, [])`` or ``(None, [(next state bits, next rank)...])``."""
         game = self.game
         cube = self.cube(bits)
-        stuck = game.forall(game.post_out, game.within_env(cube) & ~game.sys_trans)
+        stuck = cube & self.stuck
         if stuck != game.false:
             chosen = smallest(game, game.exists(game.pre_vars, stuck), game.post_in)
             return {self.unprime_in[b]: v for b, v in chosen.items()}, []
@@ -190,8 +199,6 @@ class CounterMoves:
                            (advance(game.env_live, i, values),
                             advance(game.sys_live, j, values))))
         return None, result
-
-
 
 
 def explicit_counter_strategy(game: SymbolicGame, symbolic: SymbolicCounterStrategy,
