@@ -9,13 +9,17 @@ no question re-encodes a formula.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from bdi_supervisor.explain import counterstrategy as counter
 from bdi_supervisor.spec.gr1 import SECTIONS, Clause, GR1Spec
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 
+#: safety sides kept per player (each a few clustered BDDs)
+SIDES = 16
 #: the system's sections (its guarantees) and the environment's (its assumptions)
 GUARANTEES = ("sys_init", "sys_safety", "sys_liveness")
 ASSUMPTIONS = ("env_init", "env_safety", "env_liveness")
@@ -51,6 +55,12 @@ class ClauseArena:
     budget: gr1.Budget | None = None
     #: how many realizability questions were answered (each one fixpoint)
     checks: int = 0
+    #: per player, recent safety sides (:meth:`_safety`), by their kept clauses
+    sides: dict[str, OrderedDict[frozenset[ClauseRef], SymbolicGame]] = field(
+        default_factory=dict, repr=False)
+    #: the environment's fixpoint per set of kept clauses, computed once each
+    environments: dict[frozenset[ClauseRef], counter.SymbolicCounterStrategy] = field(
+        default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, spec: GR1Spec, game: SymbolicGame,
@@ -78,9 +88,11 @@ class ClauseArena:
 
     def subgame(self, keep: Iterable[ClauseRef]) -> SymbolicGame:
         """The game of the kept clauses (and every range limit)."""
+        kept = set(keep)
         chosen: dict[str, list[Function]] = {s: [] for s in SECTIONS}
-        for ref in sorted(set(keep)):
-            chosen[ref.section].append(self.encoded[ref])
+        for ref, encoded in self.encoded.items():  # section then file order
+            if ref in kept:
+                chosen[ref.section].append(encoded)
         true = self.game.true
 
         def conjoin(parts: list[Function]) -> Function:
@@ -92,11 +104,39 @@ class ClauseArena:
         game = self.game.variant(
             env_init=conjoin(self.limits["env_init"] + chosen["env_init"]),
             sys_init=conjoin(self.limits["sys_init"] + chosen["sys_init"]),
-            env_parts=self.limits["env_safety"] + chosen["env_safety"],
-            sys_parts=self.limits["sys_safety"] + chosen["sys_safety"],
-            env_live=chosen["env_liveness"], sys_live=chosen["sys_liveness"])
+            env_live=chosen["env_liveness"], sys_live=chosen["sys_liveness"],
+            env_from=self._safety("env", kept, chosen["env_safety"]),
+            sys_from=self._safety("sys", kept, chosen["sys_safety"]))
         game.spec = self.spec
         return game
+
+    def _safety(self, owner: str, kept: set[ClauseRef], parts: list[Function]) -> SymbolicGame:
+        """A variant whose ``owner`` safety side has the kept clauses, clustered (the latest
+        :data:`SIDES` of each side are kept: the core search keeps the environment's side,
+        the assumption analysis the system's)."""
+        section = f"{owner}_safety"
+        key = frozenset(ref for ref in kept if ref.section == section)
+        cache = self.sides.setdefault(owner, OrderedDict())
+        game = cache.get(key)
+        if game is None:
+            game = self.game.variant(**{f"{owner}_parts": self.limits[section] + parts})
+            cache[key] = game
+            if len(cache) > SIDES:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(key)
+        return game
+
+    def environment(self, keep: Iterable[ClauseRef]
+                    ) -> tuple[SymbolicGame, counter.SymbolicCounterStrategy]:
+        """The game of the kept clauses and the environment's fixpoint in it (solved once per
+        set of clauses: the core's pruning and the counter-strategy often ask the same)."""
+        keep = list(keep)
+        game = self.subgame(keep)
+        key = frozenset(keep)
+        if key not in self.environments:
+            self.environments[key] = counter.environment_fixpoint(game, self.budget)
+        return game, self.environments[key]
 
     def realizable(self, keep: Iterable[ClauseRef]) -> bool:
         """Is the spec made of the kept clauses realizable (slugs' semantics)?"""

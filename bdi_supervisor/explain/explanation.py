@@ -144,7 +144,7 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
             for drop, needed in analysed.items():
                 record.needed_assumptions[drop.text()] = _names(spec, namer, needed)
         clock.enter("counter_strategy")
-        symbolic = counter.environment_fixpoint(game, budget)
+        symbolic = arena.environment(arena.all_refs())[1]
         limit = options.max_states or DEFAULT_MAX_STATES
         record.explicit = counter.explicit_counter_strategy(game, symbolic, limit, budget)
         record.counter_strategy = _strategy_summary(game, solution, symbolic, record.explicit)

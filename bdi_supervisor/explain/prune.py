@@ -26,11 +26,11 @@ from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 from bdi_supervisor.synthesis.valuations import holds
 
 
-def counter_strategy_pairs(game: SymbolicGame, budget: gr1.Budget | None = None) -> Function:
-    """The (state, next input) pairs the environment's counter-strategy plays against every
-    safe system answer, from the initial states it wins from (over current bits and next
-    inputs); FALSE when the environment has no winning initial input."""
-    symbolic = counter.environment_fixpoint(game, budget)
+def counter_strategy_pairs(game: SymbolicGame, symbolic: counter.SymbolicCounterStrategy,
+                           budget: gr1.Budget | None = None) -> Function:
+    """The (state, next input) pairs the environment's counter-strategy (``symbolic``, solved
+    on ``game``) plays against every safe system answer, from the initial states it wins from
+    (over current bits and next inputs); FALSE when it has no winning initial input."""
     moves = game.false
     for i, j in sorted({(i, j) for i, j, _ in symbolic.entries}):
         moves |= symbolic.strategy(game, i, j)
@@ -57,8 +57,8 @@ def relevant_guarantees(arena: ClauseArena, oracle: MonotoneOracle, start: list[
     others = [ref for ref in start if ref.section != "sys_safety"]
     if not safety:
         return list(start)
-    game = arena.subgame([*oracle.fixed, *start])
-    pairs = counter_strategy_pairs(game, budget)
+    game, symbolic = arena.environment([*oracle.fixed, *start])
+    pairs = counter_strategy_pairs(game, symbolic, budget)
     allowed = game.within_sys(pairs)
     chosen: list[ClauseRef] = []
     while True:

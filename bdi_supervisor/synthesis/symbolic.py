@@ -156,11 +156,15 @@ class SymbolicGame:
                 env_parts: list[Function] | None = None,
                 sys_parts: list[Function] | None = None,
                 env_live: list[Function] | None = None,
-                sys_live: list[Function] | None = None) -> SymbolicGame:
+                sys_live: list[Function] | None = None,
+                env_from: SymbolicGame | None = None,
+                sys_from: SymbolicGame | None = None) -> SymbolicGame:
         """The same arena (manager, bits, order) with some sections replaced, e.g. a subset of
         the guarantees; the clusters and schedules of a replaced safety side are recomputed,
         the other side's are shared. ``env_parts``/``sys_parts`` are unclustered parts (range
-        limits included); an empty liveness list counts as one TRUE clause."""
+        limits included); ``env_from``/``sys_from``: take that side's safety, clustered, from
+        another variant of the same arena instead. An empty liveness list counts as one TRUE
+        clause."""
         game = copy.copy(self)
         if env_init is not None:
             game.env_init = env_init
@@ -181,6 +185,13 @@ class SymbolicGame:
             game._env_schedule = schedule(game.env_parts, self.post_in)
             game._env_negated = [~part for part in game.env_parts]
             game._env_trans = None
+        if sys_from is not None:
+            game.sys_parts, game._sys_schedule = sys_from.sys_parts, sys_from._sys_schedule
+            game._sys_trans = sys_from._sys_trans
+        if env_from is not None:
+            game.env_parts, game._env_schedule = env_from.env_parts, env_from._env_schedule
+            game._env_negated, game._env_trans = env_from._env_negated, env_from._env_trans
+            game.env_reads_next_outputs = env_from.env_reads_next_outputs
         return game
 
     @property
