@@ -48,15 +48,17 @@ def _handler(signum: int, frame: object) -> None:
 
 
 def _unraisable(previous):
-    """A ``sys.unraisablehook`` for the exception of a signal that arrived where Python cannot
-    raise (a weakref callback of the import system, a ``__del__``): instead of printing it and
-    going on, the signal is sent again, to be raised at the next line that can stop."""
+    """A ``sys.unraisablehook`` for a command being stopped by a signal. The signal's exception,
+    where it arrived at a place that cannot raise (a weakref callback of the import system, a
+    ``__del__``), is not printed and lost but the signal is sent again, to be raised at the next
+    line that can stop; an error of an object torn down by the stop (a BDD manager whose
+    constructor the signal cut short) is not printed either: the command is ending anyway."""
 
     def hook(unraisable) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _last:
+        if not _last:
+            previous(unraisable)
+        elif isinstance(unraisable.exc_value, KeyboardInterrupt):
             signal.raise_signal(_last[0])
-            return
-        previous(unraisable)
 
     return hook
 
@@ -68,6 +70,7 @@ def handling() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _last.clear()
     previous = {signum: signal.signal(signum, _handler)
                 for signum in (signal.SIGINT, signal.SIGTERM)}
     hook, sys.unraisablehook = sys.unraisablehook, _unraisable(sys.unraisablehook)

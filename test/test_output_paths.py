@@ -324,3 +324,26 @@ def test_a_swallowed_interrupt_is_raised_again():
                                                  exc_traceback=None, err_msg=None, object=None))
         for _ in range(1000):
             pass
+
+
+def test_errors_of_objects_torn_down_by_a_stop_are_not_printed(monkeypatch):
+    """SIGTERM inside a BDD manager's constructor left a half-built object whose destructor
+    printed "Exception ignored in ... __dealloc__" as the command ended with 143."""
+    import signal
+    import sys
+    import types
+
+    from bdi_supervisor import interrupts
+
+    printed = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: printed.append(str(u.exc_value)))
+
+    def unraisable(error):
+        return types.SimpleNamespace(exc_value=error, exc_type=type(error), exc_traceback=None,
+                                     err_msg=None, object=None)
+
+    with interrupts.handling():
+        sys.unraisablehook(unraisable(RuntimeError("before any signal")))
+        interrupts._last[:] = [signal.SIGTERM]
+        sys.unraisablehook(unraisable(RuntimeError("self.manager is NULL")))
+    assert printed == ["before any signal"]
