@@ -14,15 +14,34 @@ come first, and for a guarantee only the entries of the final ``Y`` pass of each
 kept, so the first entry that covers a state is the one that makes progress; the positional
 strategy for ``(i, j)`` gives each state the moves of that first entry.
 
+The rank ``(i, j)`` is the memory of the strategy. Call the ``Z`` step of the first entry of
+rank ``(i, j)`` that covers a state its *level*, and its ``X`` step its *distance*. A move of
+that entry leads into ``Y`` of the same level and guarantee, and into the previous ``Z`` step
+when it satisfies guarantee ``j``. After a move:
+
+- ``i`` moves past every assumption the move satisfies, from ``i`` on, at most once around
+  (stuttering avoidance, as slugs does);
+- ``j`` stays while guarantee ``j`` does not hold on the move; when it holds, the environment
+  chooses anew: ``j`` becomes the guarantee of the first entry of assumption ``i`` (the new
+  one) that covers the new state, so the level drops (the new state lies in an earlier ``Z``
+  step, whose ``Y`` sets are covered by entries of every assumption).
+
+The level never rises and drops whenever guarantee ``j`` holds; at a fixed level a move that
+misses assumption ``i`` lowers the distance. So every play stays at one level and one ``j`` from
+some point on, misses guarantee ``j`` from then on and meets every assumption again and again:
+the environment wins. slugs instead moves ``j`` past every guarantee the move satisfies (wrapping
+around to ``j`` itself when a move satisfies them all), which can leave the new state at a level
+no lower than before, and its explicit strategy can then loop through every guarantee.
+
 Explicit (bounded by ``max_states``): states are pairs (full valuation, rank ``(i, j)``). The
-initial states are every valuation of ``W & env_init & sys_init`` in lexicographic order. From a
-state, if some admissible next input leaves the system no safe answer, that input (the smallest)
-is the only successor: a state of inputs only, with no successors (a deadlock). Otherwise the
-environment plays the smallest next input its positional strategy allows and every safe system
-answer is a successor, in lexicographic order; on the way the rank moves past every assumption
-and every guarantee the transition satisfies (stuttering avoidance). States are numbered in the
-order they are found (breadth first). :func:`slugs_text` writes it in slugs' ``--counterStrategy``
-text format, :func:`to_json` in ours.
+initial states are every valuation of ``W & env_init & sys_init`` in lexicographic order, each
+with the rank ``(0, j)`` chosen as after a guarantee. From a state, if some admissible next input
+leaves the system no safe answer, that input (the smallest) is the only successor: a state of
+inputs only, with no successors (a deadlock). Otherwise the environment plays the smallest next
+input its positional strategy allows and every safe system answer is a successor, in
+lexicographic order, with the rank updated as above. States are numbered in the order they are
+found (breadth first). :func:`slugs_text` writes it in slugs' ``--counterStrategy`` text format,
+:func:`to_json` in ours.
 """
 
 from __future__ import annotations
@@ -33,7 +52,7 @@ from dataclasses import dataclass, field
 from bdi_supervisor.spec.slugsin import bit_names
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
-from bdi_supervisor.synthesis.valuations import advance, all_sorted, smallest
+from bdi_supervisor.synthesis.valuations import advance, all_sorted, holds, smallest
 
 FORMAT = "bdi_supervisor/counterstrategy"
 
@@ -47,6 +66,8 @@ class SymbolicCounterStrategy:
     entries: list[tuple[int, int, Function]]
     z_steps: int = 0
     strategies: dict[tuple[int, int], Function] = field(default_factory=dict)
+    #: per assumption, the states whose first covering entry blocks each guarantee
+    choices: dict[int, list[Function]] = field(default_factory=dict)
 
     def strategy(self, game: SymbolicGame, i: int, j: int) -> Function:
         """The positional strategy of rank ``(i, j)``: each state's moves from the first entry
@@ -62,6 +83,22 @@ class SymbolicCounterStrategy:
                 covered = game.exists(game.post_in, result)
             self.strategies[key] = result
         return self.strategies[key]
+
+    def choice(self, game: SymbolicGame, i: int) -> list[Function]:
+        """Per guarantee ``j``, the states (over the current bits) whose first covering entry of
+        assumption ``i``, in fixpoint order, prevents ``j``: where the environment commits to
+        blocking ``j`` (the earliest ``Z`` step that reaches the state)."""
+        if i not in self.choices:
+            chosen = [game.false] * len(game.sys_live)
+            covered = game.false
+            for a, g, moves in self.entries:
+                if a != i:
+                    continue
+                new = game.exists(game.post_in, moves) & ~covered
+                chosen[g] |= new
+                covered |= new
+            self.choices[i] = chosen
+        return self.choices[i]
 
 
 def environment_fixpoint(game: SymbolicGame, budget: gr1.Budget | None = None
@@ -167,13 +204,26 @@ class CounterMoves:
         start = self.symbolic.winning & game.env_init & game.sys_init
         return all_sorted(game, start, game.pre_vars)
 
+    def goal(self, bits: dict[str, bool], i: int) -> int:
+        """The guarantee the environment commits to blocking at the state ``bits`` (a total
+        assignment of the current bits) when it next satisfies assumption ``i``."""
+        for j, states in enumerate(self.symbolic.choice(self.game, i)):
+            if holds(states, bits):
+                return j
+        raise ValueError("state outside the environment's winning region")
+
     def first_rank(self, bits: dict[str, bool]) -> tuple[int, int]:
+        return 0, self.goal(bits, 0)
+
+    def next_rank(self, rank: tuple[int, int], values: dict[str, bool],
+                  after: dict[str, bool]) -> tuple[int, int]:
+        """The rank after the move ``values`` (current and next bits) into the state ``after``
+        (its bits, unprimed): see the module docstring."""
         game = self.game
-        cube = self.cube(bits)
-        for j in range(len(game.sys_live)):
-            if cube & self.symbolic.strategy(game, 0, j) != game.false:
-                return 0, j
-        return 0, 0
+        i = advance(game.env_live, rank[0], values)
+        if not holds(game.sys_live[rank[1]], values):
+            return i, rank[1]
+        return i, self.goal(after, i)
 
     def successors(self, bits: dict[str, bool], rank: tuple[int, int]
                    ) -> tuple[dict[str, bool] | None,
@@ -194,10 +244,8 @@ class CounterMoves:
         answers = game.exists(game.pre_vars + game.post_in, answers)
         result = []
         for answer in all_sorted(game, answers, game.post_out):
-            values = {**bits, **chosen, **answer}
-            result.append(({self.unprime[b]: v for b, v in {**chosen, **answer}.items()},
-                           (advance(game.env_live, i, values),
-                            advance(game.sys_live, j, values))))
+            after = {self.unprime[b]: v for b, v in {**chosen, **answer}.items()}
+            result.append((after, self.next_rank(rank, {**bits, **chosen, **answer}, after)))
         return None, result
 
 

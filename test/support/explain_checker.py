@@ -8,11 +8,14 @@
   input (none: a deadlock), the initial states cover every initial output for some initial input,
   and every cycle satisfies every environment liveness on some edge and misses some system
   liveness on all of its edges (so every play violates the guarantees).
+- :func:`parse_slugs_counter_strategy` — slugs' ``--counterStrategy`` text as the ``states``
+  that :func:`check_counter_strategy` reads (Boolean variables only).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.formula import Const, evaluate
@@ -107,3 +110,29 @@ def check_counter_strategy(spec: GR1Spec, states: list[dict]) -> list[str]:
         if inner and all(any(holds(g, s, t) for s, t in inner) for g in sys_live):
             problems.append(f"a cycle through {sorted(members)[:6]} meets every guarantee")
     return problems
+
+
+_STATE = re.compile(r"State (\d+) with rank \((\d+),(\d+)\) -> <(.*)>")
+
+
+def parse_slugs_counter_strategy(spec: GR1Spec, text: str, initial: int) -> list[dict]:
+    """The states of slugs' ``--counterStrategy`` ``text`` for a spec of Boolean variables (the
+    first ``initial`` states are the initial ones: slugs lists them first)."""
+    inputs = {v.name for v in spec.variables if v.owner == "env"}
+    states: list[dict] = []
+    for line in text.splitlines():
+        found = _STATE.fullmatch(line)
+        if found:
+            values = dict(part.split(":") for part in found.group(4).split(", ") if part)
+            values = {name: value == "1" for name, value in values.items()}
+            number = int(found.group(1))
+            outputs = {n: v for n, v in values.items() if n not in inputs}
+            states.append({"id": number, "rank": [int(found.group(2)), int(found.group(3))],
+                           "initial": number < initial,
+                           "inputs": {n: v for n, v in values.items() if n in inputs},
+                           "outputs": outputs or None, "successors": []})
+        elif line.startswith("\tWith successors : "):
+            states[-1]["successors"] = [int(t) for t in line.split(":", 1)[1].split(",")]
+    for state in states:
+        state["deadlock"] = state["outputs"] is None
+    return states
