@@ -6,8 +6,8 @@ own (:mod:`fuzz_streams`).
 
 Every case must end with exit 0/1/2/3 (141 for a closed pipe, 143 for SIGTERM), no traceback, a
 bad-input message naming the file, nothing written outside the output folder and nothing
-half-written (:mod:`fuzz_cases`). The examples are derandomized and few (CI runs the same ~180
-cases in a minute or two, so the suite cannot turn flaky); ``python bench/fuzz/run.py --cases
+half-written (:mod:`fuzz_cases`). The examples are derandomized and few (CI runs the same 260
+cases in about 30 s, so the suite cannot turn flaky); ``python bench/fuzz/run.py --cases
 N`` runs random ones at length and reports outcomes by class.
 """
 
