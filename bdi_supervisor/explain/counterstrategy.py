@@ -205,8 +205,8 @@ class CounterMoves:
         return all_sorted(game, start, game.pre_vars)
 
     def goal(self, bits: dict[str, bool], i: int) -> int:
-        """The guarantee the environment commits to blocking at the state ``bits`` (a total
-        assignment of the current bits) when it next satisfies assumption ``i``."""
+        """The guarantee the environment commits to blocking from the state ``bits`` (a total
+        assignment of the current bits) while it waits for assumption ``i``."""
         for j, states in enumerate(self.symbolic.choice(self.game, i)):
             if holds(states, bits):
                 return j
