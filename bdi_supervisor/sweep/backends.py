@@ -38,11 +38,11 @@ def _stop(pool: ProcessPoolExecutor, pending: Iterable[Future]) -> None:
     """Stop ``pool``'s running trials now: on SIGINT/SIGTERM (or a failure of the sweep) it ends
     at once instead of waiting for them; their rows are not written, so a rerun runs them.
 
-    The pending trials are cancelled, then every worker alive is terminated until the pool's
-    manager has seen one die (it then fails the rest and ends); with one process per trial a
-    worker may be starting in between, hence the loop (a few rounds, bounded)."""
-    for future in pending:
-        future.cancel()
+    Every worker alive is terminated until the pool's manager has seen one die (it then fails
+    the pending trials and ends); with one process per trial a worker may be starting in
+    between, hence the loop (a few rounds, bounded). The pending trials are cancelled only
+    after that: the manager of Python 3.11 fails every pending future of a broken pool and dies
+    with a traceback on one that is already cancelled."""
     processes = getattr(pool, "_processes", None) or {}
     manager = getattr(pool, "_executor_manager_thread", None)
     deadline = time.monotonic() + 10
@@ -50,6 +50,8 @@ def _stop(pool: ProcessPoolExecutor, pending: Iterable[Future]) -> None:
         for process in list(processes.values()):
             process.terminate()
         manager.join(0.1)
+    for future in pending:
+        future.cancel()
 
 
 class LocalBackend:
