@@ -113,3 +113,30 @@ def test_report_without_matplotlib_names_the_extra(sweep_file, tmp_path, capsys,
     err = capsys.readouterr().err
     assert "the .png plot and the .parquet table not written: matplotlib, pyarrow not " \
            "installed; pip install 'bdi_supervisor[reports]'" in err
+
+
+def _slow_trial(item: dict) -> dict:
+    import time
+
+    time.sleep(item["seconds"])
+    return item
+
+
+def test_a_stopped_pool_ends_its_manager_without_an_error(monkeypatch):
+    """The caller stops taking results (the store met a full disk) while a trial runs and more
+    wait: the pool's manager fails the waiting ones and ends. It used to die with
+    InvalidStateError on a future cancelled before it did (Python 3.11), printed as a
+    traceback."""
+    import threading
+    import time
+
+    errors = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+    items = [{"seconds": 0}] + [{"seconds": 30}] * 6
+    results = LocalBackend(1).map_unordered(_slow_trial, items)
+    started = time.monotonic()
+    assert next(results) == ({"seconds": 0}, {"seconds": 0})
+    time.sleep(1.0)  # the second trial is running, the others wait
+    results.close()
+    assert time.monotonic() - started < 20
+    assert [repr(e.exc_value) for e in errors] == []
