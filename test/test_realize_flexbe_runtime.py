@@ -36,7 +36,7 @@ try:
     from rclpy.executors import SingleThreadedExecutor
 except ImportError as error:  # pragma: no cover - depends on the ROS installation
     pytest.skip(f"real flexbe_core/rclpy not importable ({error}); run this module in a ROS 2 "
-                "workspace with FlexBE 4.x sourced", allow_module_level=True)
+                "workspace with FlexBE (2.3 or 4.x) sourced", allow_module_level=True)
 
 from flexbe_support.scripted_state import ScriptedState
 from support.ros_helpers import next_domain
