@@ -23,11 +23,26 @@ def domain_block() -> tuple[int, int]:
     """(first domain, number of domains) of this test process: the pytest-xdist workers of one
     run (``PYTEST_XDIST_WORKER`` ``gwN`` of ``PYTEST_XDIST_WORKER_COUNT``) get disjoint blocks;
     a run without workers gets all of them."""
+    first_domain, domain_count = domain_range()
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    size = max(1, DOMAIN_COUNT // workers)
-    return FIRST_DOMAIN + (index * size) % DOMAIN_COUNT, size
+    size = max(1, domain_count // workers)
+    return first_domain + (index * size) % domain_count, size
+
+
+def domain_range() -> tuple[int, int]:
+    """(first domain, number of domains) the tests may use: :data:`FIRST_DOMAIN` and
+    :data:`DOMAIN_COUNT`, or ``BDI_TEST_DOMAINS=FIRST:COUNT`` (test runs started side by side on
+    one machine, each given its own range, never meet)."""
+    value = os.environ.get("BDI_TEST_DOMAINS", "")
+    if not value:
+        return FIRST_DOMAIN, DOMAIN_COUNT
+    first, _, count = value.partition(":")
+    first_domain, domain_count = int(first), int(count)
+    if not (first_domain >= 0 and domain_count >= 1 and first_domain + domain_count <= 233):
+        raise ValueError(f"BDI_TEST_DOMAINS={value!r}: expected FIRST:COUNT within 0..232")
+    return first_domain, domain_count
 
 
 def next_domain() -> int:
