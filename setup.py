@@ -17,7 +17,8 @@ setup(
     version=VERSION,
     description="GR(1)-synthesized, audited FlexBE supervisors with a live CTL-BDI monitor",
     packages=[*find_packages(include=["bdi_supervisor", "bdi_supervisor.*", "bdi_monitor",
-                                      "bdi_monitor.*"]),
+                                      "bdi_monitor.*", "bdi_flexbe_states",
+                                      "bdi_flexbe_states.*"]),
               "bdi_supervisor.data", "bdi_supervisor.config",
               *(f"bdi_supervisor.config.{kind}" for kind in CONFIG_KINDS)],
     # config/ (missions, catalogs, worlds, CTL models, sweeps) is the package's data as

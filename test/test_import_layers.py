@@ -20,7 +20,7 @@ from support.paths import ROOT
 
 from bdi_supervisor.graph import tarjan_scc
 
-PACKAGES = ("bdi_supervisor", "bdi_monitor")
+PACKAGES = ("bdi_supervisor", "bdi_monitor", "bdi_flexbe_states")
 
 #: low → high; a module's layer is that of its longest matching prefix (``a.b`` matches ``a.b``
 #: and ``a.b.*``; a bare package name matches only its ``__init__``)
@@ -44,11 +44,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sweep", ("bdi_supervisor.sweep",)),
     ("monitor", ("bdi_monitor.*",)),
     ("top", ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_supervisor.ros",
-             "bdi_monitor.commands", "bdi_monitor.__main__", "bdi_monitor.ros")),
+             "bdi_monitor.commands", "bdi_monitor.__main__", "bdi_monitor.ros",
+             "bdi_flexbe_states", "bdi_flexbe_states.*")),
 ]
 CLI = ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_monitor.commands",
        "bdi_monitor.__main__")
-ROS = ("bdi_supervisor.ros", "bdi_monitor.ros")
+ROS = ("bdi_supervisor.ros", "bdi_monitor.ros", "bdi_flexbe_states")
 DOMAINS = ("bdi_supervisor.domains",)
 
 
@@ -56,8 +57,23 @@ def _within(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
+def domain_ros(module: str) -> bool:
+    """A domain's ROS adapters (``bdi_supervisor.domains.<domain>.ros``: its world or robot
+    nodes), which sit beside the domain they serve and belong to the top layer and to ros/."""
+    parts = module.split(".")
+    return parts[:2] == ["bdi_supervisor", "domains"] and "ros" in parts[3:4]
+
+
+def is_ros(module: str) -> bool:
+    """``module`` is a ROS adapter: under :data:`ROS` or a domain's ``ros`` subpackage."""
+    return _within(module, ROS) or domain_ros(module)
+
+
 def layer_of(module: str) -> int:
-    """Index in :data:`LAYERS` of the longest prefix that matches ``module``."""
+    """Index in :data:`LAYERS` of the longest prefix that matches ``module`` (a domain's ``ros``
+    subpackage: the top layer)."""
+    if domain_ros(module):
+        return len(LAYERS) - 1
     best, length = -1, -1
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
@@ -125,7 +141,7 @@ def violations(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
                              f"{LAYERS[there][0]})")
             if _within(target, CLI) and not _within(module, CLI):
                 found.append(f"{where} (only cli/ imports cli/)")
-            if _within(target, ROS) and not _within(module, ROS):
+            if is_ros(target) and not is_ros(module):
                 found.append(f"{where} (only ros/ imports ros/)")
             if (_within(target, DOMAINS) and not _within(module, DOMAINS)
                     and LAYERS[here][0] != "top"):
@@ -293,6 +309,9 @@ def test_a_cycle_is_reported(importer, line, closed):
      "spec language imports the higher layer inputs"),
     ("bdi_supervisor.sweep.trial", "from bdi_supervisor import domains",
      "only the top layer imports the domains"),
+    ("bdi_supervisor.domains.quadcopter.drone",
+     "from bdi_supervisor.domains.quadcopter.ros import drone_node", "only ros/ imports ros/"),
+    ("bdi_supervisor.runtime.session", "import bdi_flexbe_states", "only ros/ imports ros/"),
 ])
 def test_an_upward_import_is_reported(importer, line, rule):
     found = violations(with_import(importer, line))
