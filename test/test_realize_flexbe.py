@@ -16,7 +16,12 @@ from support import realize_cases as cases
 from bdi_supervisor import __version__
 from bdi_supervisor.catalog.model import Parameter
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.realize.flexbe import behavior_names, check_email, generate_package
+from bdi_supervisor.realize.flexbe import (
+    behavior_names,
+    build_date,
+    check_email,
+    generate_package,
+)
 from bdi_supervisor.realize.machine import build_machine, edges_from_provenance
 from bdi_supervisor.realize.reader import read_behavior
 from bdi_supervisor.realize.stage import instantiation_count, realize
@@ -138,6 +143,35 @@ def test_manifest_fields(tmp_path):
     assert root.findtext("date") == "2026-12-02"
     assert root.findtext("author") and root.findtext("description")
     assert root.find("tagstring") is not None
+
+
+def test_same_strategy_same_module_on_any_day(tmp_path, monkeypatch):
+    """The module (whose checksum FlexBE's onboard compares) carries no date; the manifest's
+    date follows SOURCE_DATE_EPOCH, so a build with it set is reproducible byte for byte."""
+    strategy, catalog, _ = CASES["vending"]
+    outputs = []
+    for epoch in ("0", "1767225600", "1767225600"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        outputs.append(realize(strategy, catalog, behavior="Vending").package.files)
+    module = outputs[0]["vending_flexbe_behaviors/vending_sm.py"]
+    assert all(files["vending_flexbe_behaviors/vending_sm.py"] == module for files in outputs)
+    assert "1970" not in module and "2026" not in module
+    assert "<date>1970-01-01</date>" in outputs[0]["manifest/vending.xml"]
+    assert "<date>2026-01-01</date>" in outputs[1]["manifest/vending.xml"]
+    assert outputs[1] == outputs[2]
+
+
+@pytest.mark.parametrize("value, date", [
+    ("0", "1970-01-01"), (" 86399 ", "1970-01-01"), ("86400", "1970-01-02"),
+    ("253402300799", "9999-12-31"), ("253402300800", None), ("-1", None), ("1e9", None),
+    ("", None), ("12a", None), ("9" * 5000, None), ("١٢٣", None),
+])
+def test_source_date_epoch_values(value, date):
+    if date is None:
+        with pytest.raises(InputError, match="SOURCE_DATE_EPOCH"):
+            build_date({"SOURCE_DATE_EPOCH": value})
+    else:
+        assert build_date({"SOURCE_DATE_EPOCH": value}) == date
 
 
 def test_package_xml_parses_with_catkin_pkg_and_exports_behaviors(tmp_path):

@@ -23,6 +23,7 @@ the source. The package is written to a temporary folder and renamed into place.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import textwrap
 import xml.etree.ElementTree as ET
@@ -147,11 +148,12 @@ def _dict_literal(items: dict[str, str]) -> str:
 
 
 def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author: str,
-                    date: str, description: str, ambiguity: str = "error") -> str:
-    """Source of the behavior module (4.x layout)."""
+                    description: str, ambiguity: str = "error") -> str:
+    """Source of the behavior module (4.x layout). It carries no date: FlexBE's onboard compares
+    the module's checksum, so two realizations of one strategy give one module, byte for byte."""
     _check_machine(machine, ambiguity)
     refs = _class_refs(machine)
-    out = _module_header(names, author, date, description)
+    out = _module_header(names, author, description)
     out += _imports(refs)
     out += _class_header(names, description)
     out += _create_header(machine)
@@ -182,13 +184,14 @@ def _check_machine(machine: SupervisorMachine, ambiguity: str) -> None:
                          found=", ".join(clash), expected="outcome names distinct from states")
 
 
-def _module_header(names: BehaviorNames, author: str, date: str, description: str) -> list[str]:
-    """The generated-code banner and the module docstring, as the editor writes them."""
+def _module_header(names: BehaviorNames, author: str, description: str) -> list[str]:
+    """The generated-code banner and the module docstring, as the editor writes them (less the
+    editor's creation date, which would make the same behavior differ from day to day)."""
     return [
         "#!/usr/bin/env python3",
         "# -*- coding: utf-8 -*-",
         "",
-        f"# Copyright {date[:4]} {_docstring_text(author)}",
+        f"# Copyright {_docstring_text(author)}",
         "#",
         "# Licensed under the Apache License, Version 2.0.",
         "",
@@ -204,7 +207,6 @@ def _module_header(names: BehaviorNames, author: str, date: str, description: st
         "",
         *textwrap.wrap(_docstring_text(description), 95),
         "",
-        f"Created on {_docstring_text(date)}",
         f"@author: {_docstring_text(author)}",
         '"""',
         "",
@@ -322,6 +324,25 @@ def generate_manifest(names: BehaviorNames, *, author: str, date: str, descripti
     return _pretty(root)
 
 
+#: 9999-12-31T23:59:59Z, the last second a date of four-digit years can name
+_LAST_EPOCH = 253402300799
+
+
+def build_date(environ: dict[str, str] | None = None) -> str:
+    """The manifest's date: ``SOURCE_DATE_EPOCH`` (seconds since 1970, UTC) where it is set, as
+    reproducible builds define it, else today. A value that is no such number is bad input."""
+    environ = os.environ if environ is None else environ
+    text = environ.get("SOURCE_DATE_EPOCH")
+    if text is None:
+        return datetime.date.today().isoformat()
+    stripped = text.strip()
+    if not re.fullmatch(r"[0-9]{1,12}", stripped) or int(stripped) > _LAST_EPOCH:
+        raise InputError("bad value in the environment", key="SOURCE_DATE_EPOCH",
+                         found=repr(text[:40]), expected="whole seconds since 1970-01-01 UTC")
+    stamp = datetime.datetime.fromtimestamp(int(stripped), tz=datetime.timezone.utc)
+    return stamp.date().isoformat()
+
+
 def check_email(email: str) -> str:
     """Return ``email`` if catkin_pkg will accept it as a maintainer e-mail, else raise."""
     if not isinstance(email, str) or not _EMAIL.match(email):
@@ -411,7 +432,7 @@ def generate_package(
     check_email(email)
     if not re.fullmatch(r"\d+\.\d+\.\d+", version):
         raise InputError("version must be X.Y.Z", key="version", found=repr(version))
-    date = date or datetime.date.today().isoformat()
+    date = date or build_date()
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
         raise InputError("date must be YYYY-MM-DD", key="date", found=repr(date))
     description = (f"Supervisor synthesized by bdi_supervisor from strategy {machine.name!r} "
@@ -419,8 +440,8 @@ def generate_package(
                    f"outcomes {list(machine.outcomes)}.")
     files = {
         f"{names.package}/{names.module}.py":
-            generate_module(machine, names, author=author, date=date,
-                            description=description, ambiguity=ambiguity),
+            generate_module(machine, names, author=author, description=description,
+                            ambiguity=ambiguity),
         f"{names.package}/__init__.py": "",
         f"manifest/{names.manifest}": generate_manifest(names, author=author, date=date,
                                                         description=description),
