@@ -8,6 +8,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import realize_cases as cases
 
 from bdi_supervisor.catalog.model import Memory, Parameter
@@ -25,6 +27,7 @@ from bdi_supervisor.runtime.adapters import (
 from bdi_supervisor.runtime.executor import Executor
 from bdi_supervisor.runtime.forced import (
     ChainPolicy,
+    Decision,
     ForcedAdapter,
     RandomPolicy,
     ScriptPolicy,
@@ -255,6 +258,44 @@ def test_random_policy_is_seeded():
     assert len(runs) > 1
     failures = [step for steps in runs for step in steps if step[1] == "failure"]
     assert failures and all(layer == "random" for _, _, layer in failures)
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), others=st.lists(st.sampled_from(["log", "pay", "select"]),
+                                                    max_size=40),
+       moves=st.integers(1, 25), data=st.data())
+def test_random_failures_of_a_capability_ignore_the_other_capabilities(seed, others, moves, data):
+    """A capability's n-th outcome depends on the seed and n only: a policy fed every activation
+    of a run decides ``move`` as one fed only the ``move`` activations (how a world node that
+    serves ``move`` alone under FlexBE draws the embedded runner's failures)."""
+    probabilities = {"move": 0.4, "pay": 0.5}
+    declared = ("completed", "failure")
+    # ``moves`` move activations with the other activations interleaved anywhere
+    order = list(others)
+    for _ in range(moves):
+        order.insert(data.draw(st.integers(0, len(order)), label="position"), "move")
+    shared = RandomPolicy(seed, dict(probabilities))
+    alone = RandomPolicy(seed, dict(probabilities))
+    in_run = [shared.choose(Activation(cap, {}), declared) for cap in order]
+    in_run = [d for cap, d in zip(order, in_run) if cap == "move"]
+    by_itself = [alone.choose(Activation("move", {}), declared) for _ in range(moves)]
+    assert in_run == by_itself
+
+
+def test_random_failures_are_the_seeded_stream_of_each_capability():
+    """The stream of a capability is ``random.Random("<seed>/<capability>")``: independent of the
+    process and of PYTHONHASHSEED (a world node in another process draws the same)."""
+    import random
+
+    policy = RandomPolicy(7, {"move": 0.3}, reasons={"move": "high wind"})
+    reference = random.Random("7/move")
+    for _ in range(50):
+        decision = policy.choose(Activation("move", {}), ("completed", "failure"))
+        failed = reference.random() < 0.3
+        assert (decision is not None) == failed
+        if failed:
+            assert decision == Decision("failure", "high wind (seeded, p=0.3)", "random")
 
 
 def test_bdi_records_every_step_to_jsonl_and_callback(tmp_path):

@@ -6,7 +6,7 @@ A :class:`ForcedAdapter` stands in front of a capability's adapter (or replaces 
 - :class:`ScriptPolicy` — ``cap=outcome`` entries (``pick=failure, pick=completed``), consumed in
   order per capability; ``cap#n=outcome`` forces the n-th activation only;
 - :class:`RandomPolicy` — seeded failures with a probability per capability (e.g. Two-Rivers
-  crossings failing in "high wind").
+  crossings failing in "high wind"), one random stream per capability.
 
 Forcing a *failure* never calls the simulator (nothing happens, as when a state fails at once);
 forcing *completed* in front of a real simulator only lets the simulator run (a world that did not
@@ -129,7 +129,15 @@ def load_script(value: str, catalog: Catalog) -> ScriptPolicy:
 
 @dataclass
 class RandomPolicy:
-    """Seeded random failures: ``probabilities`` per capability (``default`` for the others)."""
+    """Seeded random failures: ``probabilities`` per capability (``default`` for the others).
+
+    Each capability draws from a stream of its own, seeded by ``seed`` and the capability's name,
+    once per activation of that capability: whether its n-th activation fails depends on the seed
+    and n only, not on what other capabilities did in between. So a process that serves some
+    capabilities alone (a domain's world node under FlexBE, which never sees the behavior's
+    LogState activations) decides their outcomes as the embedded runner does, with a policy of
+    its own fed only their activations.
+    """
 
     seed: int = 0
     probabilities: dict[str, float] = field(default_factory=dict)
@@ -138,11 +146,17 @@ class RandomPolicy:
     layer: str = "random"
 
     def __post_init__(self) -> None:
-        self._rng = random.Random(self.seed)
+        self._streams: dict[str, random.Random] = {}
+
+    def _stream(self, capability: str) -> random.Random:
+        stream = self._streams.get(capability)
+        if stream is None:  # a str seed is hashed with SHA-512: the same in every process
+            stream = self._streams[capability] = random.Random(f"{self.seed}/{capability}")
+        return stream
 
     def choose(self, activation: Activation, declared: tuple[str, ...]) -> Decision | None:
         p = self.probabilities.get(activation.capability, self.default)
-        draw = self._rng.random()  # drawn every activation: the sequence depends on the seed only
+        draw = self._stream(activation.capability).random()  # drawn every activation
         failures = [o for o in declared if o != "completed"]
         if failures and draw < p:
             reason = self.reasons.get(activation.capability, "random failure")
