@@ -11,6 +11,7 @@ import pytest
 import yaml
 from support import realize_cases as cases
 from support.paths import ROOT
+from support.ros_stack import STACK_MISSING
 
 from bdi_supervisor.catalog.interfaces import (
     resolve_interface,
@@ -157,19 +158,46 @@ def test_userdata_keys_are_plain_identifiers(tmp_path, userdata, key):
     assert error.value.key == f"capabilities.gr.{key}"
 
 
+def _constructor_outcomes(cls: type) -> list[str] | None:
+    """The literal ``outcomes=[...]`` a state's ``__init__`` passes to its base class, or None
+    where they are computed (OperatorDecisionState, DecisionState)."""
+    import ast
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "outcomes":
+            try:
+                return list(ast.literal_eval(node.value))
+            except ValueError:
+                return None
+    return None
+
+
 def test_stock_state_table_matches_flexbe_states():
-    """Where FlexBE's stock states are installed, the table's parameters are their
-    constructors' (required: no default; optional: a default)."""
+    """Where FlexBE's stock states are installed, the table holds for that engine line: the
+    states it has from that line on import and the others do not; their constructors take the
+    table's required parameters (no default) and its optional ones of that line (a default);
+    their outcomes are the table's. Run on 2.3.3, 3.0.7 and 4.0.3 (``ROS_STACK_FLEXBE=...``)."""
     import importlib
+    import importlib.metadata
     import inspect
 
-    pytest.importorskip("flexbe_states", reason="FlexBE's flexbe_states is not installed")
+    pytest.importorskip("flexbe_states", reason=STACK_MISSING.format(what="FlexBE's flexbe_states"))
+    line = int(importlib.metadata.version("flexbe_states").split(".")[0])
     for cls, info in stock_states().items():
+        since = info.get("since", {})
         try:
             module = importlib.import_module(info["module"])
         except ImportError:
-            continue  # a state of another FlexBE release
-        parameters = list(inspect.signature(getattr(module, cls).__init__).parameters.values())[1:]
+            assert since.get("state", 2) > line, f"{cls} is missing on FlexBE {line}.x"
+            continue
+        assert since.get("state", 2) <= line, f"{cls} exists on FlexBE {line}.x"
+        state = getattr(module, cls)
+        parameters = list(inspect.signature(state.__init__).parameters.values())[1:]
         assert info["required"] == [p.name for p in parameters if p.default is p.empty], cls
-        assert info.get("optional", []) == [p.name for p in parameters
-                                            if p.default is not p.empty], cls
+        optional = [name for name in info.get("optional", []) if since.get(name, 2) <= line]
+        assert optional == [p.name for p in parameters if p.default is not p.empty], cls
+        if "outcomes" in info:
+            assert info["outcomes"] == _constructor_outcomes(state), cls

@@ -28,6 +28,7 @@ import time
 
 import pytest
 from support import realize_cases as cases
+from support.ros_stack import STACK_MISSING
 
 try:
     import rclpy
@@ -35,8 +36,8 @@ try:
     from flexbe_core.proxy import shutdown_proxies
     from rclpy.executors import SingleThreadedExecutor
 except ImportError as error:  # pragma: no cover - depends on the ROS installation
-    pytest.skip(f"real flexbe_core/rclpy not importable ({error}); run this module in a ROS 2 "
-                "workspace with FlexBE (2.3 or 4.x) sourced", allow_module_level=True)
+    pytest.skip(STACK_MISSING.format(what=f"FlexBE's flexbe_core or rclpy ({error})"),
+                allow_module_level=True)
 
 from flexbe_support.scripted_state import ScriptedState
 from support.ros_helpers import next_domain
@@ -107,7 +108,7 @@ def _scripted(catalog):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_behavior_imports_and_creates(name, node, tmp_path):
-    pytest.importorskip("flexbe_states", reason="flexbe_states (stock FlexBE states) missing")
+    pytest.importorskip("flexbe_states", reason=STACK_MISSING.format(what="FlexBE's flexbe_states"))
     strategy, catalog, edges = CASES[name]
     result = realize(strategy, catalog, behavior=f"Import {name}", edges=edges,
                      out_dir=tmp_path / "behavior")

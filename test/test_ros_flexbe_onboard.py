@@ -2,11 +2,11 @@
 FlexBE's behavior library finds it, is selected by the supervisor node and runs to its container
 outcome; ``exit_when_done`` then ends the process (and the launch) with the run's result.
 
-Needs FlexBE's flexbe_msgs, flexbe_core, flexbe_onboard and flexbe_states (not on PyPI; a ROS 2
-workspace with FlexBE sourced; FlexBE 2.3 and 4.x alike) and, for the launch test, Jazzy's
-``launch``/``launch_ros``: the tests skip, saying so, where they are absent (always in CI, where
-test_ros_flexbe_run.py covers the same hand-shake and reports as plain functions). See
-docs/flexbe.md.
+Needs FlexBE's flexbe_msgs, flexbe_core, flexbe_onboard and flexbe_states (not on PyPI; CI
+sources ../shared/ros-stack/env.sh: FlexBE 3.0.7, and 2.3.3 or 4.0.3 with ``ROS_STACK_FLEXBE``)
+and, for the launch test, Jazzy's ``launch``/``launch_ros`` (the same stack): the tests skip,
+saying so, where they are absent (test_ros_flexbe_run.py covers the hand-shake and reports as
+plain functions everywhere). See docs/flexbe.md.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from support.ros_stack import STACK_MISSING
 
 pytestmark = pytest.mark.ros
 pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
 for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "flexbe_states.log_state"):
-    pytest.importorskip(module, reason="FlexBE not installed (not on PyPI: build "
-                        "flexbe_behavior_engine in a ROS 2 workspace and source it)")
+    pytest.importorskip(module, reason=STACK_MISSING.format(what=f"FlexBE ({module})"))
 
 from support.ros_helpers import ament_prefix, start_launch, start_node, stop  # noqa: E402
 
@@ -114,7 +114,7 @@ def test_ros2_launch_runner_flexbe_runs_to_finished(ros_env, vending, tmp_path):
     exit_when_done:=true``: onboard's launch file is included from where FlexBE installs it, the
     launch ends by itself with 0 once FlexBE finished the behavior."""
     if importlib.util.find_spec("launch_ros") is None or importlib.util.find_spec("launch") is None:
-        pytest.skip("ROS 2 launch/launch_ros not installed (not on PyPI; come with Jazzy)")
+        pytest.skip(STACK_MISSING.format(what="ROS 2 launch/launch_ros"))
     _, behaviors = vending
     nodes = ament_prefix(tmp_path / "prefix", launch_plan.PACKAGE, MODULES)
     # FlexBE's behavior library reads the package.xml of every package on AMENT_PREFIX_PATH

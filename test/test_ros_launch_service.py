@@ -21,20 +21,18 @@ import sys
 
 import pytest
 from support.paths import ROOT
+from support.ros_stack import STACK_MISSING
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
     "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
-launch = pytest.importorskip(
-    "launch", reason="ROS 2 launch not installed (not on PyPI; comes with a Jazzy install)")
+launch = pytest.importorskip("launch", reason=STACK_MISSING.format(what="ROS 2 launch"))
 if getattr(launch, "__file__", None) is None:  # only this repository's launch/ folder
-    pytest.skip("ROS 2 launch not installed (not on PyPI; comes with a Jazzy install)",
-                allow_module_level=True)
+    pytest.skip(STACK_MISSING.format(what="ROS 2 launch"), allow_module_level=True)
 if not hasattr(launch, "LaunchService"):
     pytest.skip(f"'launch' at {launch.__file__} is not ROS 2 launch (PyPI's unrelated 'launch'?)",
                 allow_module_level=True)
-pytest.importorskip(
-    "launch_ros.actions", reason="ROS 2 launch_ros not installed (not on PyPI; comes with Jazzy)")
+pytest.importorskip("launch_ros.actions", reason=STACK_MISSING.format(what="ROS 2 launch_ros"))
 
 from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402

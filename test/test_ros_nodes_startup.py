@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 
 import pytest
 from support.paths import ROOT
+from support.ros_stack import STACK_MISSING
 
 pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip(
@@ -33,12 +35,37 @@ def _params(**values):
     ({"mission": str(COFFEE), "max_steps": -1}, ParameterError, "parameter 'max_steps'"),
     ({"mission": str(COFFEE), "autonomy_level": 7}, ParameterError, "autonomy_level"),
     ({"mission": str(COFFEE), "ros_adapters": "/no/such.yaml"}, ParameterError, "ros_adapters"),
-    ({"mission": str(COFFEE), "runner": "flexbe"}, ParameterError, "flexbe_msgs"),
     ({"mission": str(COFFEE), "monitor_timeout": 0.0}, ParameterError, "monitor_timeout"),
 ])
 def test_supervisor_bad_parameters(rclpy_context, values, error, match):
     with pytest.raises(error, match=match):
         supervisor_node.SupervisorNode(rclpy_context, _params(**values))
+
+
+def test_runner_flexbe_without_flexbe_msgs_is_a_parameter_error(rclpy_context, monkeypatch):
+    """Where flexbe_msgs cannot be imported (here made so: ``None`` in ``sys.modules`` is how
+    Python marks a module as unimportable), ``runner:=flexbe`` is refused naming it."""
+    monkeypatch.setitem(sys.modules, "flexbe_msgs", None)
+    monkeypatch.setitem(sys.modules, "flexbe_msgs.msg", None)
+    with pytest.raises(ParameterError, match="flexbe_msgs"):
+        supervisor_node.SupervisorNode(rclpy_context, _params(mission=str(COFFEE),
+                                                              runner="flexbe"))
+
+
+def test_runner_flexbe_starts_where_flexbe_is_installed(rclpy_context):
+    """With FlexBE's flexbe_msgs installed, ``runner:=flexbe`` starts: it publishes the
+    selection on flexbe/start_behavior, listens on flexbe/status and waits for a hand-over."""
+    pytest.importorskip("flexbe_msgs.msg", reason=STACK_MISSING.format(what="FlexBE's flexbe_msgs"))
+    node = supervisor_node.SupervisorNode(rclpy_context, _params(mission=str(COFFEE),
+                                                                 runner="flexbe"))
+    try:
+        (pub,) = node.get_publishers_info_by_topic("/" + topics.FLEXBE_START)
+        assert pub.topic_type == "flexbe_msgs/msg/BehaviorSelection"
+        (sub,) = node.get_subscriptions_info_by_topic("/" + topics.FLEXBE_STATUS)
+        assert sub.topic_type == "flexbe_msgs/msg/BEStatus"
+        assert node.state == "waiting" and node.thread is None
+    finally:
+        node.destroy_node()
 
 
 def test_supervisor_rejects_adapters_for_unknown_capabilities(rclpy_context, tmp_path):
