@@ -30,6 +30,7 @@ holds the same data as JSON (JSON object keys are strings: directions may be "1"
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -41,8 +42,8 @@ from typing import Any
 import yaml
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.limits import MAX_DATA_DEPTH
-from bdi_supervisor.yamlsource import compose_yaml, json_depth, json_too_deep, read_text
+from bdi_supervisor.limits import numeral
+from bdi_supervisor.yamlsource import compose_yaml, parse_json, read_text
 
 RELATIONS = ("B", "D", "I")
 RELATION_KEYS = {"B": "belief", "D": "desire", "I": "intention"}
@@ -226,16 +227,7 @@ class _Doc:
                 result[key] = value
             return result
 
-        try:
-            data = json.loads(text, object_pairs_hook=unique)
-        except json.JSONDecodeError as error:
-            raise InputError(f"not valid JSON: {error.msg}", file=self.source,
-                             line=error.lineno, column=error.colno) from None
-        except RecursionError:
-            raise json_too_deep(text, self.source) from None
-        if json_depth(data) > MAX_DATA_DEPTH:
-            raise json_too_deep(text, self.source)
-        return data
+        return parse_json(text, self.source, pairs=unique)
 
     def _build(self, node: yaml.Node, path: str) -> Any:
         self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
@@ -299,8 +291,9 @@ def _name(doc: _Doc, value: Any, key: str, what: str) -> str:
 def _direction(doc: _Doc, value: Any, directions: Sequence[str], key: str) -> int:
     if isinstance(value, bool):
         value = None
-    if isinstance(value, str) and value.isdigit() and value not in directions:
-        value = int(value)  # JSON keys are strings
+    if isinstance(value, str) and value not in directions:
+        with contextlib.suppress(ValueError):
+            value = numeral(value)  # JSON keys are strings
     if isinstance(value, int) and 1 <= value <= len(directions):
         return value - 1
     if isinstance(value, str) and value in directions:

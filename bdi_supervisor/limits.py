@@ -2,9 +2,11 @@
 
 One place for the numbers (``docs/reliability.md`` lists them for users):
 
-- :data:`MAX_INPUT_BYTES` — the largest input file read (64 MiB). A user raises it with the
-  ``--max-input-size SIZE`` option of ``bdi-supervisor``/``bdi-monitor`` or the environment
-  variable ``BDI_MAX_INPUT_SIZE`` (``200M``, ``2G``, a byte count); the option wins.
+- :data:`DEFAULT_MAX_INPUT_BYTES` — the largest input file read (64 MiB). A user raises it
+  with the ``--max-input-size SIZE`` option of ``bdi-supervisor``/``bdi-monitor`` or the
+  environment variable ``BDI_MAX_INPUT_SIZE`` (``200M``, ``2G``, a byte count, at most
+  :data:`MAX_SIZE`); the option wins. Files are read in chunks up to the limit, so a large
+  limit costs no memory of its own.
 - :data:`MAX_ALIAS_NODES` — how many nodes YAML aliases may add to a document beyond the nodes
   written in it (100,000; ``BDI_MAX_ALIAS_NODES``), so a 1 KB "billion laughs" file fails fast.
 - :data:`MAX_DATA_DEPTH` — nesting of YAML and JSON documents (100 levels; fixed).
@@ -18,6 +20,10 @@ One place for the numbers (``docs/reliability.md`` lists them for users):
   grids are checked from the generator's rules without a file (``check grid:n=N``).
 - :data:`MAX_FORMULA_NODES` — a slugsin formula whose ``?`` references expand it beyond
   a million nodes is refused (every later stage walks the expanded tree).
+- :data:`MAX_INT_DIGITS` — an integer in any input (a JSON or YAML number, a numeral in a
+  formula, a range bound) has at most 4,300 decimal digits, Python's own limit for text to
+  integer, fixed here whatever ``PYTHONINTMAXSTRDIGITS`` says; :func:`numeral` reads one,
+  :func:`int_fits` checks a value built another way (YAML's ``0x``/``0b`` or ``1:30`` forms).
 
 :func:`excerpt` shortens the offending text an error message quotes.
 """
@@ -37,6 +43,8 @@ MAX_DATA_DEPTH = 100
 MAX_FORMULA_DEPTH = 200
 MAX_FORMULA_NODES = 1_000_000
 MAX_GRID_FILE_STATES = 131_072
+MAX_INT_DIGITS = 4300
+_INT_BOUND = 10**MAX_INT_DIGITS
 #: one message of the live monitor (a BDI-state JSON line): larger ones are counted malformed
 MAX_RECORD_BYTES = 2**20
 #: characters of user input an error message quotes at most
@@ -47,7 +55,13 @@ ALIAS_NODES_ENV = "BDI_MAX_ALIAS_NODES"
 
 _override_bytes: int | None = None
 _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20,
-          "MIB": 2**20, "G": 2**30, "GB": 2**30, "GIB": 2**30}
+          "MIB": 2**20, "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40,
+          "TIB": 2**40}
+#: the largest size :func:`parse_size` takes (the input limit, the alias-node limit)
+MAX_SIZE = 2**40
+#: bytes read from an input file at a time (a file is read up to the limit, never allocated
+#: at the limit's size)
+READ_CHUNK = 2**20
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*\Z")
 
 
@@ -55,11 +69,13 @@ def parse_size(text: str) -> int:
     """``"64M"`` → 67108864 (units B, K, M, G, binary); ValueError when not a size."""
     match = _SIZE.match(str(text))
     if not match or match.group(2).upper() not in _UNITS:
-        raise ValueError(f"not a size: {text!r} (expected e.g. 200M, 2G or a byte count)")
-    value = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-    if value < 1:
-        raise ValueError(f"not a positive size: {text!r}")
-    return value
+        raise ValueError(f"not a size: {excerpt(text)} (expected e.g. 200M, 2G or a byte count)")
+    value = float(match.group(1)) * _UNITS[match.group(2).upper()]
+    if not value <= MAX_SIZE:  # also infinity, from a long numeral
+        raise ValueError(f"too large a size: {excerpt(text)} (at most {size_text(MAX_SIZE)})")
+    if int(value) < 1:
+        raise ValueError(f"not a positive size: {excerpt(text)}")
+    return int(value)
 
 
 def set_max_input_bytes(value: int | None) -> None:
@@ -86,16 +102,39 @@ def _from_env(name: str, default: int, parse) -> int:
         return default
     try:
         return parse(text)
-    except ValueError:
+    except ValueError as error:
         from bdi_supervisor.errors import InputError
 
-        raise InputError("bad value in the environment", key=name, found=excerpt(text),
-                         expected="a positive size such as 200M") from None
+        raise InputError(f"bad value in the environment: {error}", key=name,
+                         expected=f"a positive size such as 200M, at most "
+                                  f"{size_text(MAX_SIZE)}") from None
+
+
+def numeral(text: str) -> int:
+    """The value of an ASCII decimal numeral (``-`` allowed first) of at most
+    :data:`MAX_INT_DIGITS` digits; ValueError saying what is wrong otherwise (Python's ``int``
+    also takes other scripts' digits, ``_`` and spaces, and fails on long ones)."""
+    digits = text[1:] if text.startswith("-") else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"not a decimal number: {excerpt(text)}")
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError(long_number(len(digits)))
+    return int(text)
+
+
+def long_number(digits: int) -> str:
+    """The message for an integer literal of ``digits`` digits, over :data:`MAX_INT_DIGITS`."""
+    return f"a number of {digits:,} digits (at most {MAX_INT_DIGITS:,} are read)"
+
+
+def int_fits(value: int) -> bool:
+    """True when ``value`` has at most :data:`MAX_INT_DIGITS` decimal digits."""
+    return -_INT_BOUND < value < _INT_BOUND
 
 
 def size_text(count: int) -> str:
     """``67108864`` → ``64 MiB``."""
-    for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if count >= factor:
             return f"{count / factor:.3g} {unit}"
     return f"{count} bytes"

@@ -20,7 +20,7 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,7 +124,29 @@ def _loader_class() -> type:
             finally:
                 self._depth -= 1
 
+    Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     return Loader
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
+    """PyYAML's integer, within :data:`~bdi_supervisor.limits.MAX_INT_DIGITS` digits (else an
+    :class:`InputError` at the number): a longer decimal fails in Python's ``int``, and a long
+    ``0x``/``0b``/``1:30`` form builds a number that no message or output could print."""
+    import yaml
+
+    value = None
+    if len(node.value) <= 4 * limits.MAX_INT_DIGITS:  # never convert text of any length
+        try:
+            value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+        except ValueError:
+            value = None
+    if value is None or not limits.int_fits(value):
+        mark = node.start_mark
+        raise InputError(f"a number of more than {limits.MAX_INT_DIGITS:,} digits",
+                         file=getattr(loader, "_file", None), line=mark.line + 1,
+                         column=mark.column + 1, found=limits.excerpt(node.value, 20),
+                         expected=f"a number of at most {limits.MAX_INT_DIGITS:,} digits")
+    return value
 
 
 def check_graph(node: yaml.Node | None, file: str | None = None) -> None:
@@ -309,6 +331,7 @@ def read_text(path: str | Path, what: str = "file") -> str:
 def read_bytes(path: str | Path, what: str = "file") -> bytes:
     """The bytes of a regular file within the input size limit (see :func:`read_text`)."""
     limit = limits.max_input_bytes()
+    size = 0
     try:
         with open(_regular(path, what), "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -316,12 +339,18 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
                 raise InputError(f"{what} is not a regular file", file=str(path))
             if info.st_size > limit:
                 raise _too_big(path, what, info.st_size, limit)
-            data = handle.read(limit + 1)
+            chunks = []
+            while chunk := handle.read(min(limits.READ_CHUNK, limit + 1 - size)):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:  # the file grew after fstat
+                    raise _too_big(path, what, size, limit)
+            return b"".join(chunks)
     except OSError as error:
         raise InputError(f"cannot read {what}: {error.strerror or error}", file=str(path)) from None
-    if len(data) > limit:
-        raise _too_big(path, what, len(data), limit)
-    return data
+    except MemoryError:
+        raise InputError(f"{what} does not fit in memory ({limits.size_text(size)} read)",
+                         file=str(path), expected="a smaller file, or more memory") from None
 
 
 def file_problem(path: str | Path) -> str | None:
@@ -355,11 +384,21 @@ def _too_big(path: str | Path, what: str, size: int, limit: int) -> InputError:
                                f"{limits.INPUT_SIZE_ENV}")
 
 
-def parse_json(text: str | bytes, file: str | None = None, line: int | None = None) -> Any:
-    """JSON text to data; syntax errors, nesting deeper than ``MAX_DATA_DEPTH`` and
-    non-UTF-8 bytes are :class:`InputError` with a position."""
+def parse_json(text: str | bytes, file: str | None = None, line: int | None = None,
+               pairs: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """JSON text to data; syntax errors, nesting deeper than ``MAX_DATA_DEPTH``, numbers of
+    more than ``MAX_INT_DIGITS`` digits and non-UTF-8 bytes are :class:`InputError` with a
+    position. ``pairs`` builds each object from its key-value pairs (``json``'s
+    ``object_pairs_hook``)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_json_int, object_pairs_hook=pairs)
+    except _LongNumber as error:
+        where = _long_number_position(
+            text if isinstance(text, str) else text.decode("utf-8", "replace"))
+        raise InputError(limits.long_number(error.digits), file=file,
+                         line=where[0] if line is None else line, column=where[1],
+                         expected=f"a number of at most {limits.MAX_INT_DIGITS:,} digits"
+                         ) from None
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON: {error.msg}", file=file,
                          line=error.lineno if line is None else line,
@@ -385,6 +424,31 @@ def json_too_deep(text: str | bytes, file: str | None = None,
 _TOO_DEEP = object()
 
 
+class _LongNumber(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(limits.long_number(digits))
+        self.digits = digits
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer (``json`` hands over its digits, with a leading ``-``)."""
+    digits = len(text.lstrip("-"))
+    if digits > limits.MAX_INT_DIGITS:
+        raise _LongNumber(digits)
+    return int(text)
+
+
+def _long_number_position(text: str) -> tuple[int, int]:
+    """(line, column) of the first number outside strings longer than ``MAX_INT_DIGITS``."""
+    run = 0
+    for index, (char, line, start) in enumerate(_outside_strings(text)):
+        run = run + 1 if char.isdigit() else 0
+        if run > limits.MAX_INT_DIGITS:
+            first = index - run + 1
+            return line, first - start + 1
+    return 1, 1
+
+
 def load_json(path: str | Path, what: str = "file") -> Any:
     """Read (:func:`read_text`) and parse (:func:`parse_json`) a JSON file."""
     return parse_json(read_text(path, what), str(path))
@@ -408,8 +472,23 @@ def json_depth(data: Any) -> int:
 
 def _deep_position(text: str) -> tuple[int, int]:
     """(line, column) where the nesting of ``text`` first passes ``MAX_DATA_DEPTH``."""
-    level, in_string, escaped, line, start = 0, False, False, 1, 0
+    level = 0
+    for index, (char, line, start) in enumerate(_outside_strings(text)):
+        if char in "[{":
+            level += 1
+            if level > limits.MAX_DATA_DEPTH:
+                return line, index - start + 1
+        elif char in "]}":
+            level -= 1
+    return 1, 1
+
+
+def _outside_strings(text: str) -> Iterator[tuple[str, int, int]]:
+    """``(char, line, index where the line starts)`` for every character of JSON ``text``; a
+    character inside a string (quotes included) comes as a space."""
+    in_string, escaped, line, start = False, False, 1, 0
     for index, char in enumerate(text):
+        shown = " " if in_string or char == '"' else char
         if in_string:
             if escaped:
                 escaped = False
@@ -419,15 +498,9 @@ def _deep_position(text: str) -> tuple[int, int]:
                 in_string = False
         elif char == '"':
             in_string = True
-        elif char in "[{":
-            level += 1
-            if level > limits.MAX_DATA_DEPTH:
-                return line, index - start + 1
-        elif char in "]}":
-            level -= 1
+        yield shown, line, start
         if char == "\n":
             line, start = line + 1, index + 1
-    return line, 1
 
 
 def read_lines(path: str | Path, what: str = "file",

@@ -26,6 +26,7 @@ interface not in ``bdi_supervisor/data/flexbe_states.yaml``), ``max_consecutive_
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import re
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ from bdi_supervisor.catalog.model import (
     Parameter,
 )
 from bdi_supervisor.errors import InputError, suggestion
+from bdi_supervisor.limits import numeral
 from bdi_supervisor.spec.formula import Compare, Formula, Not, Num, Var, disj, expected_kinds
 from bdi_supervisor.spec.structuredslugs import RESERVED, parse_formula
 from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml, parse_yaml
@@ -302,8 +304,8 @@ def _autonomy(doc: YamlDoc, value: Any, path: KeyPath, flexbe: dict[str, str]) -
             text = item.strip().lower()
             if text in AUTONOMY_NAMES:
                 return AUTONOMY_NAMES[text]
-            if text.isdigit():
-                item = int(text)
+            with contextlib.suppress(ValueError):
+                item = numeral(text)
         if isinstance(item, int) and not isinstance(item, bool) and 0 <= item <= 3:
             return item
         raise doc.error("bad autonomy level", where, found=repr(item),

@@ -32,7 +32,8 @@ from bdi_supervisor.catalog.model import Catalog
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.runtime.adapters import Activation, Adapter, AdapterInfo, Outcome
 
-_ENTRY = re.compile(r"^(?P<cap>[A-Za-z_][A-Za-z0-9_]*)(?:#(?P<n>[0-9]+))?"
+#: ``cap=outcome`` or ``cap#n=outcome`` (the n-th activation, n of at most 9 digits)
+_ENTRY = re.compile(r"^(?P<cap>[A-Za-z_][A-Za-z0-9_]*)(?:#(?P<n>[0-9]{1,9}))?"
                     r"=(?P<out>[A-Za-z_][A-Za-z0-9_]*)$")
 
 

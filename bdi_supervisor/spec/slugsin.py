@@ -22,7 +22,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.limits import MAX_FORMULA_DEPTH, MAX_FORMULA_NODES, Heights, excerpt
+from bdi_supervisor.limits import (
+    MAX_FORMULA_DEPTH,
+    MAX_FORMULA_NODES,
+    Heights,
+    excerpt,
+    numeral,
+)
 from bdi_supervisor.spec.formula import (
     FALSE,
     TRUE,
@@ -300,9 +306,12 @@ def _parse_tokens(tokens: list[str], names: Mapping[str, Variable] | None) -> Fo
         elif token in ("0", "1"):
             value = Const(token == "1")
         elif token in ("$", "?"):
-            if pos >= len(tokens) or not tokens[pos].isdigit():
+            try:
+                count = numeral(tokens[pos] if pos < len(tokens) else "")
+            except ValueError as error:
+                raise _PrefixError(f"'{token}' needs a number after it: {error}", pos) from None
+            if count < 0:
                 raise _PrefixError(f"'{token}' needs a number after it", pos)
-            count = int(tokens[pos])
             pos += 1
             if token == "?":
                 if not buffers or count >= len(buffers[-1]):
@@ -389,7 +398,7 @@ def try_parse_prefix(text: str, names: Mapping[str, Variable]) -> Formula | None
 
 # ---------------------------------------------------------------- whole files
 
-_BIT0 = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@0\.(?P<low>-?\d+)\.(?P<high>-?\d+)$")
+_BIT0 = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@0\.(?P<low>-?[0-9]+)\.(?P<high>-?[0-9]+)$")
 _FOLD_LIMIT = 1024  # larger ranges stay as bits (the folded formulas would be too long)
 
 
@@ -401,7 +410,10 @@ def _fold_groups(variables: list[Variable]) -> dict[str, Variable]:
         match = _BIT0.match(var.name)
         if not match:
             continue
-        base, low, high = match["base"], int(match["low"]), int(match["high"])
+        try:
+            base, low, high = match["base"], numeral(match["low"]), numeral(match["high"])
+        except ValueError:  # bounds too long to be a range: plain Boolean names
+            continue
         if high < low or high - low >= _FOLD_LIMIT or base in by_name:
             continue
         candidate = Variable(base, var.owner, "int", low, high)

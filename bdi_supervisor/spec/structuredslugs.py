@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.limits import MAX_FORMULA_DEPTH, Heights, excerpt, recursion_headroom
+from bdi_supervisor.limits import (
+    MAX_FORMULA_DEPTH,
+    MAX_INT_DIGITS,
+    Heights,
+    excerpt,
+    long_number,
+    recursion_headroom,
+)
 from bdi_supervisor.spec.formula import (
     Add,
     And,
@@ -101,6 +108,9 @@ def _tokenize(text: str) -> list[_Token]:
             ):
                 raise _Fail("a name cannot start with a digit", _Token("name", word, i + 1))
             kind = "num" if word[0].isdigit() else "name"
+            if kind == "num" and len(word) > MAX_INT_DIGITS:
+                raise _Fail(long_number(len(word)), _Token("num", word, i + 1),
+                            f"a number of at most {MAX_INT_DIGITS:,} digits")
             if kind == "name" and text.startswith("'", match.end()):
                 raise _Fail("a variable can be primed only once", _Token("name", word, i + 1))
             tokens.append(_Token(kind, word, i + 1))
@@ -408,6 +418,11 @@ def parse_declaration(text: str, owner: str, *, file: str | None = None,
                          expected="a variable name")
     if low is None:
         return Variable(name, owner, comment=comment)  # type: ignore[arg-type]
+    for bound in (low, high):
+        if len(bound.lstrip("-")) > MAX_INT_DIGITS:
+            raise InputError(f"range of '{name}': {long_number(len(bound.lstrip('-')))}",
+                             file=file, line=line, column=text.index(bound) + 1,
+                             found=excerpt(bound), expected="a smaller range")
     if int(low) > int(high):
         raise InputError(f"empty range for '{name}'", file=file, line=line,
                          found=f"{low}...{high}", expected="low <= high")

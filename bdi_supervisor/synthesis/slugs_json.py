@@ -16,12 +16,16 @@ import re
 from collections.abc import Sequence
 
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.limits import MAX_INT_DIGITS
 from bdi_supervisor.spec.gr1 import GR1Spec, Variable
 from bdi_supervisor.spec.slugsin import bit_names
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
 
-_BIT = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@(?P<index>\d+)"
-                  r"(\.(?P<low>-?\d+)\.(?P<high>-?\d+))?$")
+#: ``x@0.1.6``: bit 0 of an integer ``x`` in 1..6 (numbers of at most MAX_INT_DIGITS digits;
+#: a name with longer ones is read as a Boolean, which the spec then does not declare)
+_NUMBER = f"[0-9]{{1,{MAX_INT_DIGITS}}}"
+_BIT = re.compile(rf"^(?P<base>[A-Za-z_][A-Za-z0-9_]*)@(?P<index>{_NUMBER})"
+                  rf"(\.(?P<low>-?{_NUMBER})\.(?P<high>-?{_NUMBER}))?$")
 
 
 def to_slugs_json(strategy: Strategy, spec: GR1Spec | None = None) -> dict:

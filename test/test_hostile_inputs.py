@@ -1,0 +1,198 @@
+"""Hostile inputs, one family per section: each ends with one clean ``error:`` line (exit 2)
+or a verdict, never a traceback, a hang or an overwritten input (docs/reliability.md,
+"Hostile input")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.cli_harness import run_cli
+from support.paths import CATALOGS, MISSIONS
+
+from bdi_supervisor import limits
+from bdi_supervisor.errors import InputError
+from bdi_supervisor.yamlsource import parse_json, parse_yaml
+
+LONG = "9" * (limits.MAX_INT_DIGITS + 1)
+
+
+def bad_input(outcome, *words: str) -> None:
+    """Exit 2, no traceback, one short message saying ``words`` (the file among them)."""
+    assert not outcome.traceback, outcome.crash or outcome.err
+    assert outcome.code == 2, (outcome.code, outcome.out[-500:], outcome.err)
+    assert outcome.err.startswith("error: ") or "error: " in outcome.err, outcome.err
+    for word in words:
+        assert word in outcome.err, (word, outcome.err)
+    assert len(outcome.err) < 2000, "the message quotes too much of the input"
+
+
+def vending(folder: Path, mission_text: str | None = None,
+            catalog_text: str | None = None) -> Path:
+    """The vending mission and its catalog side by side in ``folder``, either text replaced."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "catalog.yaml").write_text(
+        catalog_text if catalog_text is not None else (CATALOGS / "vending.yaml").read_text())
+    mission = folder / "mission.yaml"
+    mission.write_text(mission_text if mission_text is not None else
+                       (MISSIONS / "vending.yaml").read_text().replace(
+                           "../catalogs/vending.yaml", "catalog.yaml"))
+    return mission
+
+
+# ------------------------------------------------------------------ integers beyond 4,300 digits
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=8), st.from_regex(r"\A-?[0-9]{1,30}\Z"),
+                 st.integers(limits.MAX_INT_DIGITS - 2, limits.MAX_INT_DIGITS + 2).map(
+                     lambda n: "7" * n)))
+def test_numeral_reads_ascii_decimals_within_the_limit(text):
+    """Oracle: a numeral is ``-``? and 1 to MAX_INT_DIGITS ASCII digits, read as ``int``."""
+    digits = text.removeprefix("-")
+    valid = (0 < len(digits) <= limits.MAX_INT_DIGITS and digits.isascii()
+             and digits.isdigit())
+    if valid:
+        assert limits.numeral(text) == int(text)
+    else:
+        with pytest.raises(ValueError):
+            limits.numeral(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(digits=st.integers(1, limits.MAX_INT_DIGITS + 50), negative=st.booleans(),
+       indent=st.integers(0, 6), json_text=st.booleans())
+def test_yaml_and_json_numbers_up_to_the_limit(digits, negative, indent, json_text):
+    """A number of up to MAX_INT_DIGITS digits reads as itself; a longer one is an error at
+    its line and column, in YAML and in JSON alike."""
+    number = ("-" if negative else "") + "1" + "0" * (digits - 1)
+    text = (f'{{"k": [\n{" " * indent}{number}]}}' if json_text
+            else f"k:\n{' ' * indent}- {number}\n")
+    read = (lambda: parse_json(text, "f.json")) if json_text else \
+        (lambda: parse_yaml(text, "f.yaml").data)
+    if digits <= limits.MAX_INT_DIGITS:
+        assert read() == {"k": [int(number)]}
+        return
+    with pytest.raises(InputError) as caught:
+        read()
+    assert caught.value.line == 2
+    assert caught.value.column == indent + (1 if json_text else 3) + (
+        1 if negative and json_text else 0)
+
+
+@pytest.mark.parametrize("form", ["0x" + "f" * 4000, "0b" + "1" * 20000,
+                                  ":".join(["1"] * 6000), "0" + "7" * 5000])
+def test_yaml_number_forms_that_build_a_huge_integer(form):
+    with pytest.raises(InputError, match="more than 4,300 digits") as caught:
+        parse_yaml(f"a: 1\nb: {form}\n", "f.yaml")
+    assert (caught.value.line, caught.value.column) == (2, 4)
+
+
+def _reader_cases(tmp: Path) -> dict[str, tuple[str, list, str]]:
+    """Every reader of integers, each given a number one digit too long: (tool, argv, the
+    file or option the error must name)."""
+    spec = tmp / "s.structuredslugs"
+    spec.write_text(f"[INPUT]\na\n\n[OUTPUT]\nx:0...{LONG}\n")
+    term = tmp / "t.structuredslugs"
+    term.write_text(f"[INPUT]\na\n\n[OUTPUT]\nx:0...7\n\n[SYS_TRANS]\nx' = {LONG}\n")
+    slugsin = tmp / "s.slugsin"
+    slugsin.write_text(f"[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\n$ {LONG} | a b\n")
+    strategy = tmp / "strategy.json"
+    strategy.write_text(f'{{"format": 1, "states": [{LONG}]}}')
+    explanation = tmp / "explanation.json"
+    explanation.write_text(f'{{"counter_run": {{"steps": {LONG}}}}}')
+    mission_text = (MISSIONS / "vending.yaml").read_text().replace(
+        "../catalogs/vending.yaml", "catalog.yaml")
+    value = vending(tmp / "value", mission_text.replace("max_steps: 20", f"max_steps: {LONG}"))
+    formula = vending(tmp / "formula", mission_text.replace("item = 0", f"item = {LONG}"))
+    catalog = vending(tmp / "catalog", catalog_text=(CATALOGS / "vending.yaml").read_text()
+                      + f"\nextra_number: {LONG}\n")
+    model = tmp / "model.json"
+    model.write_text(json.dumps({"name": "m", "directions": ["a"], "actual_world": "w",
+                                 "worlds": {"w": {"initial": "s", "states": {"s": {
+                                     "labels": [], "next": {"1": "s"}}}}}}).replace(
+        '"1": "s"', f'"1": {LONG}'))
+    sweep = tmp / "sweep.yaml"
+    sweep.write_text(f"missions: [{MISSIONS / 'vending.yaml'}]\nseeds: [{LONG}]\n")
+    out = tmp / "out"
+    return {
+        "structuredslugs range": ("supervisor", ["solve", spec], spec.name),
+        "structuredslugs numeral": ("supervisor", ["solve", term], term.name),
+        "slugsin buffer": ("supervisor", ["solve", slugsin], slugsin.name),
+        "strategy JSON": ("supervisor", ["realize", strategy, "--mission", "vending",
+                                         "--out", out], strategy.name),
+        "explanation JSON": ("supervisor", ["run", "vending", "--from", explanation],
+                             explanation.name),
+        "mission value": ("supervisor", ["run", value], "mission.yaml"),
+        "mission formula": ("supervisor", ["spec", formula], "mission.yaml"),
+        "catalog value": ("supervisor", ["spec", catalog], "catalog.yaml"),
+        "CTL model": ("monitor", ["check", model, "AG a"], model.name),
+        "sweep seeds": ("supervisor", ["sweep", sweep, "--out", out], sweep.name),
+        "forced outcome": ("supervisor", ["run", "vending", "--force", f"pay#{LONG}=completed"],
+                           "--force"),
+    }
+
+
+def test_every_reader_refuses_a_number_too_long(tmp_path):
+    for name, (tool, argv, where) in _reader_cases(tmp_path).items():
+        outcome = run_cli(tool, argv)
+        assert not outcome.traceback, (name, outcome.crash or outcome.err)
+        bad_input(outcome, where)
+        assert "line" in outcome.err or where == "--force", (name, outcome.err)
+
+
+@pytest.mark.parametrize("text", ["$ ² | a b", "$ ٣ | a b", "$ -1 | a b", "$ 1_0 | a b"])
+def test_slugsin_buffer_counts_are_ascii_numerals(tmp_path, text):
+    spec = tmp_path / "s.slugsin"
+    spec.write_text(f"[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\n{text}\n")
+    bad_input(run_cli("supervisor", ["solve", spec]), "s.slugsin", "line 8")
+
+
+# ------------------------------------------------------------------ the input size limit
+
+
+@pytest.mark.parametrize("size, accepted", [
+    ("1", True), ("64M", True), ("8G", True), ("1T", True), ("1.5K", True),
+    ("1025G", False), (str(2**63), False), ("9" * 400, False), ("0", False), ("-1", False),
+    ("", False), ("1X", False)])
+def test_size_option_range(size, accepted):
+    if accepted:
+        assert 1 <= limits.parse_size(size) <= limits.MAX_SIZE
+    else:
+        with pytest.raises(ValueError):
+            limits.parse_size(size)
+
+
+def test_a_large_limit_allocates_nothing(tmp_path):
+    """Under an address-space limit 30 MiB above what the process uses, a file is read with
+    an 8 GiB input limit (the reader used to allocate the whole limit)."""
+    (tmp_path / "small.yaml").write_text("a: 1\n")
+    script = textwrap.dedent("""
+        import resource, sys
+        from bdi_supervisor import limits, yamlsource
+        size = next(int(line.split()[1]) * 1024 for line in open('/proc/self/status')
+                    if line.startswith('VmSize'))
+        limits.set_max_input_bytes(8 * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size + 30 * 2**20, resource.RLIM_INFINITY))
+        print(yamlsource.read_text('small.yaml'), end='')
+    """)
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to measure the process")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "a: 1\n"
+
+
+def test_size_environment_variable_out_of_range(tmp_path, monkeypatch):
+    monkeypatch.setenv(limits.INPUT_SIZE_ENV, "2000T")
+    bad_input(run_cli("supervisor", ["spec", "vending"]), limits.INPUT_SIZE_ENV, "1 TiB")
+    monkeypatch.delenv(limits.INPUT_SIZE_ENV)
+    outcome = run_cli("supervisor", ["--max-input-size", str(2**63), "spec", "vending"])
+    bad_input(outcome, "--max-input-size", "too large")
