@@ -20,6 +20,8 @@ One place for the numbers (``docs/reliability.md`` lists them for users):
   grids are checked from the generator's rules without a file (``check grid:n=N``).
 - :data:`MAX_FORMULA_NODES` — a slugsin formula whose ``?`` references expand it beyond
   a million nodes is refused (every later stage walks the expanded tree).
+- :data:`MAX_SWEEP_TRIALS` — trials of one sweep grid (100,000): the product of the axes is
+  counted before any trial is built.
 - :data:`MAX_INT_DIGITS` — an integer in any input (a JSON or YAML number, a numeral in a
   formula, a range bound) has at most 4,300 decimal digits, Python's own limit for text to
   integer, fixed here whatever ``PYTHONINTMAXSTRDIGITS`` says; :func:`numeral` reads one,
@@ -44,6 +46,8 @@ MAX_FORMULA_DEPTH = 200
 MAX_FORMULA_NODES = 1_000_000
 MAX_GRID_FILE_STATES = 131_072
 MAX_INT_DIGITS = 4300
+#: trials of one sweep grid (counted before the grid is built)
+MAX_SWEEP_TRIALS = 100_000
 _INT_BOUND = 10**MAX_INT_DIGITS
 #: one message of the live monitor (a BDI-state JSON line): larger ones are counted malformed
 MAX_RECORD_BYTES = 2**20

@@ -5,6 +5,7 @@ or a verdict, never a traceback, a hang or an overwritten input (docs/reliabilit
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -196,3 +197,180 @@ def test_size_environment_variable_out_of_range(tmp_path, monkeypatch):
     monkeypatch.delenv(limits.INPUT_SIZE_ENV)
     outcome = run_cli("supervisor", ["--max-input-size", str(2**63), "spec", "vending"])
     bad_input(outcome, "--max-input-size", "too large")
+
+
+# ------------------------------------------------------------------ sweeps
+
+
+def _sweep_file(folder: Path, body: str, missions: list[Path] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "sweep.yaml"
+    listed = ", ".join(str(m) for m in (missions or [MISSIONS / "vending.yaml"]))
+    path.write_text(f"name: hostile\nmissions: [{listed}]\n{body}")
+    return path
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds=st.integers(1, 400), pending=st.integers(1, 2), encodings=st.integers(1, 2),
+       repeats=st.one_of(st.integers(1, 500), st.just(10**9), st.just(10**30)))
+def test_sweep_grid_is_counted_before_it_is_built(tmp_path_factory, seeds, pending, encodings,
+                                                  repeats):
+    """Oracle: the product of the axes; more than MAX_SWEEP_TRIALS is an error giving the
+    count, at once (a grid of 10**9 trials used to be built in memory)."""
+    from bdi_supervisor.sweep.grid import load_sweep
+
+    body = (f"seeds: {list(range(seeds))}\npending: {[True, False][:pending]}\n"
+            f"encoding: {['one-hot', 'enumerated'][:encodings]}\nrepeats: {repeats}\n")
+    path = _sweep_file(tmp_path_factory.mktemp("sweep"), body)
+    count = seeds * pending * encodings * repeats
+    if count <= limits.MAX_SWEEP_TRIALS:
+        assert len(load_sweep(path).trials) == count
+        return
+    with pytest.raises(InputError) as caught:
+        load_sweep(path)
+    assert f"{count:,} trials" in caught.value.message
+    assert f"{limits.MAX_SWEEP_TRIALS:,}" in caught.value.message
+
+
+@pytest.mark.parametrize("body, key, word", [
+    ("seeds: [0, 1, 0]\n", "seeds[2]", "seeds[0]"),
+    ("encoding: [one-hot, one-hot]\n", "encoding[1]", "encoding[0]"),
+    ("pending: [true, false, true]\n", "pending[2]", "pending[0]"),
+    ("reordering: [true, {enabled: true}]\n", "reordering[1]", "reordering[0]"),
+])
+def test_a_repeated_axis_value_names_both(tmp_path, body, key, word):
+    from bdi_supervisor.sweep.grid import load_sweep
+
+    with pytest.raises(InputError, match="same trial twice") as caught:
+        load_sweep(_sweep_file(tmp_path, body))
+    assert caught.value.key == key and word in caught.value.found
+
+
+def test_missions_with_one_file_name_name_both_files(tmp_path):
+    first, second = tmp_path / "a" / "vending.yaml", tmp_path / "b" / "vending.yaml"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text((MISSIONS / "vending.yaml").read_text().replace(
+            "../catalogs/", f"{CATALOGS}/"))
+    sweep = _sweep_file(tmp_path, "", [first, second])
+    outcome = run_cli("supervisor", ["sweep", sweep, "--out", tmp_path / "out"])
+    bad_input(outcome, "sweep.yaml", "missions[1]", "same file name", str(first), str(second))
+
+
+def _row(key: object) -> dict:
+    return {"key": key, "status": "OK", "mission": "vending.yaml", "config": "one-hot-SP"}
+
+
+BAD_LINES = [json.dumps(_row(["a", "list"])), json.dumps(_row({"a": "dict"})),
+             json.dumps(_row(7)), json.dumps(_row(None)), json.dumps({"status": "OK"}),
+             json.dumps([_row("in a list")]), "not json", '{"key": "torn', "[" * 200 + "]" * 200,
+             "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),
+             '{"key": ' + LONG + "}"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(BAD_LINES),
+                          st.text("abcdef0123456789", min_size=1, max_size=6).map(
+                              lambda k: json.dumps(_row(k)))), max_size=12))
+def test_results_rows_without_a_text_key_are_skipped_and_counted(tmp_path_factory, lines):
+    """Oracle: a line is a row when it is a JSON object whose ``key`` is a string."""
+    from bdi_supervisor.sweep.store import ResultStore, read_results
+
+    path = tmp_path_factory.mktemp("results") / "results.jsonl"
+    path.write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8", "surrogateescape"))
+    expected = [line for line in lines if line not in BAD_LINES]
+    found = read_results(path)
+    assert [json.dumps(row) for row in found.rows] == expected
+    assert found.skipped == len(lines) - len(expected)
+    assert ResultStore(path).done == {row["key"] for row in found.rows}
+
+
+def test_report_only_skips_bad_rows_and_refuses_no_results(tmp_path):
+    from bdi_supervisor.sweep.grid import load_sweep
+
+    sweep = _sweep_file(tmp_path, "seeds: [0, 1]\n")
+    out = tmp_path / "out"
+    outcome = run_cli("supervisor", ["sweep", sweep, "--out", out, "--report-only"])
+    bad_input(outcome, "results.jsonl", "no results", "no results file")
+    out.mkdir()
+    (out / "results.jsonl").write_text("\n".join(BAD_LINES[:6]) + "\n")
+    bad_input(run_cli("supervisor", ["sweep", sweep, "--out", out, "--report-only"]),
+              "no results of sweep 'hostile'", "6 lines are no trial row")
+    key = load_sweep(sweep).trials[0].key
+    with (out / "results.jsonl").open("a") as handle:
+        handle.write(json.dumps(_row(key)) + "\n")
+    outcome = run_cli("supervisor", ["sweep", sweep, "--out", out, "--report-only"])
+    assert outcome.code == 0 and not outcome.traceback, outcome.err
+    assert "6 lines are no trial row" in outcome.err
+    assert (out / "hostile.csv").read_text().count("\n") == 2  # the header and one row
+
+
+def _sweep_process(folder: Path, argv: list, limit_files: int | None = None, env=None,
+                   timeout: float = 240) -> subprocess.CompletedProcess:
+    def prepare() -> None:
+        import resource
+
+        if limit_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit_files, limit_files))
+    return subprocess.run([sys.executable, "-m", "bdi_supervisor", *map(str, argv)],
+                          cwd=folder, capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=prepare, env=env)
+
+
+@pytest.mark.parametrize("files", [12, 20])
+def test_too_few_open_files_is_one_line(tmp_path, files):
+    sweep = _sweep_file(tmp_path, "seeds: [0, 1, 2]\n")
+    done = _sweep_process(tmp_path, ["sweep", sweep, "--out", "out", "--workers", "2"],
+                          limit_files=files)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: too few open files") and \
+        done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_pool_whose_manager_dies_ends_with_its_error():
+    """The manager thread starts the workers; an error there (too many open files) used to
+    leave the sweep waiting for ever."""
+    import errno
+    from concurrent.futures import ProcessPoolExecutor
+
+    from bdi_supervisor.sweep.backends import LocalBackend
+
+    original = ProcessPoolExecutor._adjust_process_count
+    calls = []
+
+    def failing(self):
+        calls.append(1)
+        if len(calls) > 1:
+            raise OSError(errno.EMFILE, "Too many open files")
+        original(self)
+
+    ProcessPoolExecutor._adjust_process_count = failing
+    try:
+        with pytest.raises(OSError) as caught:
+            list(LocalBackend(1).map_unordered(_identity, [{"i": i} for i in range(4)]))
+    finally:
+        ProcessPoolExecutor._adjust_process_count = original
+    assert caught.value.errno == errno.EMFILE
+
+
+def _identity(item: dict) -> dict:
+    return item
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="PYTHONSAFEPATH needs Python 3.11")
+@pytest.mark.parametrize("module", ["threading", "signal"])
+def test_sweep_helpers_never_import_from_the_working_folder(tmp_path, module):
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / f"{module}.py").write_text(
+        f"open({str(marker)!r}, 'a').write('x')\nraise SystemExit('shadowed')\n")
+    sweep = _sweep_file(tmp_path, "seeds: [0, 1]\n")
+    script = Path(sys.executable).parent / "bdi-supervisor"  # its own folder first on its path
+    if not script.exists():
+        pytest.skip("needs the bdi-supervisor script beside this Python")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    done = subprocess.run([script, "sweep", sweep, "--out", "out", "--workers", "2"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=240, env=env)
+    assert not marker.exists(), done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "PYTHONSAFEPATH" not in os.environ

@@ -15,6 +15,7 @@ traceback and with temporary files removed.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import re
 import sys
@@ -216,4 +217,21 @@ def _stream_error(error: OSError) -> int:
         streams.silence(sys.stdout)
         _say(f"error: {message}")
         return ExitCode.BAD_INPUT
+    if error.errno in (errno.EMFILE, errno.ENFILE):
+        _say(f"error: {_too_many_files(error)}")
+        return ExitCode.BAD_INPUT
     raise error
+
+
+def _too_many_files(error: OSError) -> str:
+    """The message for running out of file descriptors (this process's or the system's)."""
+    if error.errno == errno.ENFILE:
+        return "too many open files in the system; expected fewer processes or files open"
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return "too many open files; expected a higher limit (ulimit -n)"
+    return (f"too many open files (this process may open {soft}); expected a higher limit "
+            f"(ulimit -n) or fewer --workers")

@@ -59,6 +59,25 @@ def _say_what_reports_need(console) -> None:
                       markup=False)
 
 
+def _rows(results: Path, sweep, console) -> list[dict]:
+    """The rows of this sweep's trials in ``results``; lines that are no trial row are counted
+    on the console, and a file without a row of this sweep is bad input (nothing to report)."""
+    from bdi_supervisor.errors import InputError
+    from bdi_supervisor.sweep.store import read_results, unique_rows
+
+    found = read_results(results)
+    if found.skipped:
+        console.print(f"{results}: {found.skipped} lines are no trial row (torn, not JSON or "
+                      "without a text key); skipped", style="yellow", markup=False)
+    rows = unique_rows(found.rows, {t.key for t in sweep.trials})
+    if not rows:
+        raise InputError(f"no results of sweep {sweep.name!r} to report"
+                         + ("" if results.exists() else " (no results file)"),
+                         file=str(results), expected="to run the sweep first (without "
+                                                     "--report-only), or its --out folder")
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.display import output_console
     from bdi_supervisor.errors import InputError
@@ -68,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.sweep.grid import load_sweep
     from bdi_supervisor.sweep.report import write_reports
     from bdi_supervisor.sweep.runner import RESULTS_FILE, run_sweep
-    from bdi_supervisor.sweep.store import read_rows, unique_rows
 
     sweep = load_sweep(resolve("sweeps", args.sweep))
     if args.workers is not None and args.workers < 1:
@@ -92,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"{outcome.ran} trials run, {outcome.skipped} already done, "
                       f"{outcome.errors} errors → {outcome.results}")
     if args.report or args.report_only:
-        rows = unique_rows(read_rows(out / RESULTS_FILE), {t.key for t in sweep.trials})
+        rows = _rows(out / RESULTS_FILE, sweep, console)
         for path in write_reports(rows, out, sweep.name, sweep.compare):
             console.print(f"wrote {path}")
         _say_what_reports_need(console)

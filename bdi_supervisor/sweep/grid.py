@@ -25,11 +25,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bdi_supervisor.limits import excerpt, positive_finite
+from bdi_supervisor.limits import MAX_SWEEP_TRIALS, excerpt, positive_finite
 from bdi_supervisor.options import ENCODINGS, LIVENESS, ORDERS, SynthesisOptions
 from bdi_supervisor.outpaths import check_name
 from bdi_supervisor.yamlsource import YamlDoc, file_problem, load_yaml
@@ -178,14 +179,46 @@ def sweep_from_doc(doc: YamlDoc) -> Sweep:
             raise doc.error(f"verdict reference file {problem}", ("compare",),
                             found=excerpt(compare), expected="an existing YAML file")
         compare = str((base / compare).resolve())
+    axes = {"missions": missions, "encoding": encodings, "liveness": liveness,
+            "pending": pending, "seeds": seeds, "reordering": reorderings}
+    _check_distinct(doc, axes)
+    _check_size(doc, [*map(len, axes.values()), repeats or 1])
     trials = tuple(
         Trial(m, e, lv, p, order, s, r, t, k, time_s, nodes, execute)
         for m, e, lv, p, s, (r, t), k in itertools.product(
-            missions, encodings, liveness, pending, seeds, reorderings, range(repeats)))
-    keys = [t.key for t in trials]
-    if len(set(keys)) != len(keys):
-        raise doc.error("the grid lists the same trial twice", (), expected="distinct values")
+            *axes.values(), range(repeats or 1)))
     return Sweep(name, str(doc.file), trials, compare)
+
+
+def _check_distinct(doc: YamlDoc, axes: dict[str, list]) -> None:
+    """Each value of an axis once (the grid would hold the same trial twice); missions by file
+    name, which the trial keys use so that a sweep can move."""
+    for key, values in axes.items():
+        seen: dict[Any, int] = {}
+        for index, value in enumerate(values):
+            same = Path(value).name if key == "missions" else value
+            if same not in seen:
+                seen[same] = index
+                continue
+            first = seen[same]
+            if key == "missions":
+                raise doc.error(f"missions {values[first]} and {value} have the same file "
+                                "name (trial keys use the file name, so that a sweep can move)",
+                                (key, index), found=same,
+                                expected="mission files with distinct names")
+            raise doc.error(f"the grid lists the same trial twice: {key} repeats a value",
+                            (key, index), found=f"{excerpt(same)} (also {key}[{first}])",
+                            expected="distinct values")
+
+
+def _check_size(doc: YamlDoc, lengths: list[int]) -> None:
+    """Refuse a grid of more than ``MAX_SWEEP_TRIALS`` trials before building it."""
+    count = math.prod(lengths)
+    if count > MAX_SWEEP_TRIALS:
+        raise doc.error(f"the grid has {count:,} trials, more than the limit of "
+                        f"{MAX_SWEEP_TRIALS:,}", (), found=" x ".join(f"{n:,}" for n in lengths)
+                        + " (missions x encoding x liveness x pending x seeds x reordering x "
+                          "repeats)", expected="a smaller grid, or several sweeps")
 
 
 def load_sweep(path: str | Path) -> Sweep:

@@ -1,7 +1,7 @@
 """The sweep's results file: JSON Lines, one row per finished trial, appended and fsync'd.
 
-A run killed mid-write leaves at most one torn last line; :func:`read_rows` ignores it (and any
-other line that is not a complete JSON object) and :meth:`ResultStore.open` cuts it off before
+A run killed mid-write leaves at most one torn last line; :func:`read_results` skips it (and any
+other line that is not a trial row, counting them) and :meth:`ResultStore.open` cuts it off before
 appending, so a rerun completes exactly the trials without a row. An open store holds a lock
 on the file (``flock``), so a second sweep on the same folder is refused instead of running
 the same trials again.
@@ -12,11 +12,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.outpaths import append_whole
+from bdi_supervisor.yamlsource import parse_json, read_lines
 
 
 def unique_rows(rows: list[dict[str, Any]], keys: set[str]) -> list[dict[str, Any]]:
@@ -31,20 +33,39 @@ def unique_rows(rows: list[dict[str, Any]], keys: set[str]) -> list[dict[str, An
     return out
 
 
-def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Complete rows of a results file (torn or corrupt lines skipped); [] when absent."""
+@dataclass
+class Results:
+    """The trial rows of a results file, and how many other lines it holds."""
+
+    rows: list[dict[str, Any]]
+    #: lines that are no trial row: torn, not JSON, nested too deep, or without a text ``key``
+    skipped: int = 0
+
+
+def read_results(path: str | Path) -> Results:
+    """The complete rows of a results file, streamed (other lines counted and skipped); none
+    when it is absent."""
     path = Path(path)
+    found = Results([])
     if not path.exists():
-        return []
-    rows = []
-    for line in path.read_bytes().split(b"\n"):
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return found
+    for _number, line in read_lines(path, "results file"):
+        if line is not None and not line.strip():
             continue
-        if isinstance(row, dict) and "key" in row:
-            rows.append(row)
-    return rows
+        try:
+            row = parse_json(line) if line is not None else None
+        except InputError:
+            row = None
+        if isinstance(row, dict) and isinstance(row.get("key"), str):
+            found.rows.append(row)
+        else:
+            found.skipped += 1
+    return found
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of :func:`read_results`."""
+    return read_results(path).rows
 
 
 class ResultStore:
