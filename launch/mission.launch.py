@@ -8,7 +8,9 @@ behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``,
 validates the mission in full first; this file only turns it into launch actions.
 
 Everything that can fail is resolved before the first action is returned (the mission, the
-included launch files, loaded here): a launch that cannot be set up starts no process at all.
+included launch files, loaded here, the run folder and, with ``runner:=flexbe``, the run-time
+prefix onboard reads the realized behavior from, put first on onboard's ``AMENT_PREFIX_PATH``
+and ``PYTHONPATH``): a launch that cannot be set up starts no process at all.
 
 Any node's exit ends the launch and stops the other nodes (a node here runs for the whole
 launch): a non-zero exit makes the launch exit non-zero with a message naming the node; a clean
@@ -22,7 +24,9 @@ from pathlib import Path
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import (
+    AppendEnvironmentVariable,
     DeclareLaunchArgument,
+    GroupAction,
     IncludeLaunchDescription,
     OpaqueFunction,
     RegisterEventHandler,
@@ -32,6 +36,7 @@ from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from rclpy.logging import get_logging_directory
 
 from bdi_supervisor.ros import launch_plan
 
@@ -57,7 +62,12 @@ def _include(include):
     source = PythonLaunchDescriptionSource(
         str(launch_plan.find_include(include, _share(include.package))))
     source.try_get_launch_description_without_context()  # a broken file fails here, not later
-    return IncludeLaunchDescription(source, launch_arguments=include.arguments.items())
+    action = IncludeLaunchDescription(source, launch_arguments=include.arguments.items())
+    if not include.prepend:
+        return action
+    paths = [AppendEnvironmentVariable(name, value, prepend=True)
+             for name, value in include.prepend]
+    return GroupAction([*paths, action], scoped=True, forwarding=True)
 
 
 def _actions(context):
@@ -69,7 +79,9 @@ def _actions(context):
         "exit_when_done", LaunchConfiguration("exit_when_done").perform(context))
     plan = launch_plan.plan(mission, LaunchConfiguration("runner").perform(context),
                             use_sim_time, CONFIG,
-                            LaunchConfiguration("output_dir").perform(context), exit_when_done)
+                            LaunchConfiguration("output_dir").perform(context), exit_when_done,
+                            Path(get_logging_directory()))
+    launch_plan.prepare(plan)
     actions = [_include(include) for include in plan.includes]
     for spec in plan.nodes:
         node = Node(package=spec.package, executable=spec.executable, name=spec.name,
@@ -90,8 +102,10 @@ def generate_launch_description():
         DeclareLaunchArgument("use_sim_time", default_value="false",
                               choices=["true", "false"], description="use /clock"),
         DeclareLaunchArgument("output_dir", default_value="",
-                              description="where the synthesis node writes its run folders "
-                                          "(default: a new folder under the ROS log folder)"),
+                              description="the run folder: the synthesis node's attempts and, "
+                                          "with runner:=flexbe, the prefix onboard reads the "
+                                          "behavior from (default: a new folder under the ROS "
+                                          "log folder)"),
         DeclareLaunchArgument("exit_when_done", default_value="false",
                               choices=["true", "false"],
                               description="end the launch when the run ends: exit code 0 when "

@@ -32,6 +32,7 @@ for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "flexbe_state
 
 from support.ros_helpers import ament_prefix, start_launch, start_node, stop  # noqa: E402
 
+from bdi_supervisor.realize.install import PrefixPaths, prepare_prefix  # noqa: E402
 from bdi_supervisor.ros import launch_plan  # noqa: E402
 from bdi_supervisor.ros.synthesis_node import run_pipeline  # noqa: E402
 
@@ -41,36 +42,22 @@ MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
            "monitor_node": "bdi_monitor.ros.monitor_node"}
 
 
-def install_behavior(package_dir: Path, prefix: Path) -> Path:
-    """What ``colcon build`` installs of a generated behavior package, in an ament prefix: the
-    index marker, ``share/<pkg>/package.xml``, ``lib/<pkg>/manifest/*.xml`` and the module."""
-    name = (package_dir / "resource").iterdir().__next__().name
-    marker = prefix / "share" / "ament_index" / "resource_index" / "packages" / name
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text("")
-    (prefix / "share" / name).mkdir(parents=True, exist_ok=True)
-    shutil.copy(package_dir / "package.xml", prefix / "share" / name / "package.xml")
-    shutil.copytree(package_dir / "manifest", prefix / "lib" / name / "manifest")
-    shutil.copytree(package_dir / name, prefix / "python" / name)
-    return prefix
-
-
 @pytest.fixture
 def vending(tmp_path):
-    """The vending mission's run folder (pipeline as the synthesis node runs it) and its
-    behavior package installed in an ament prefix."""
+    """The vending mission's run folder (pipeline as the synthesis node runs it) and an empty
+    run-time prefix, prepared as the launch prepares it before onboard starts."""
     record = run_pipeline(VENDING, tmp_path / "run")
     assert record["audit"] == "PASS" and record["behavior"], record
-    return tmp_path / "run", install_behavior(tmp_path / "run" / "behavior",
-                                              tmp_path / "behaviors")
+    return tmp_path / "run", prepare_prefix(tmp_path / "run" / launch_plan.FLEXBE_PREFIX)
 
 
-def flexbe_env(env: dict[str, str], behaviors: Path, *prefixes: Path) -> dict[str, str]:
-    paths = [str(p) for p in (*prefixes, behaviors)]
-    ament = os.pathsep.join([*paths, env.get("AMENT_PREFIX_PATH", sys.prefix)])
-    return {**env, "AMENT_PREFIX_PATH": ament,
-            "PYTHONPATH": os.pathsep.join([str(behaviors / "python"),
-                                           env.get("PYTHONPATH", "")])}
+def flexbe_env(env: dict[str, str], prefix: PrefixPaths, *ament: Path) -> dict[str, str]:
+    """``env`` with the prefix (and other ament prefixes) first on onboard's paths."""
+    paths = [str(p) for p in (prefix.ament_prefix, *ament)]
+    return {**env,
+            "AMENT_PREFIX_PATH": os.pathsep.join([*paths, env.get("AMENT_PREFIX_PATH",
+                                                                  sys.prefix)]),
+            "PYTHONPATH": os.pathsep.join([str(prefix.python_path), env.get("PYTHONPATH", "")])}
 
 
 def start_onboard(env: dict[str, str]) -> subprocess.Popen:
@@ -79,11 +66,13 @@ def start_onboard(env: dict[str, str]) -> subprocess.Popen:
 
 def test_the_supervisor_waits_for_onboard_and_the_behavior_finishes(ros_env, vending, tmp_path):
     """Onboard starts 3 s after the supervisor node: the selection is sent only once onboard
-    subscribes, STARTED acknowledges it, FINISHED ``finished`` ends the run: exit 0."""
-    folder, behaviors = vending
-    env = flexbe_env({**ros_env, "ROS_LOG_DIR": str(tmp_path / "log")}, behaviors)
+    subscribes, STARTED acknowledges it, FINISHED ``finished`` ends the run: exit 0. The
+    behavior was installed into the prefix by the supervisor node, after onboard's start."""
+    folder, prefix = vending
+    env = flexbe_env({**ros_env, "ROS_LOG_DIR": str(tmp_path / "log")}, prefix)
     supervisor = start_node("bdi_supervisor.ros.supervisor_node", [
         "-p", "mission:=vending", "-p", "runner:=flexbe", "-p", f"folder:={folder}",
+        "-p", f"flexbe_prefix:={prefix.root}",
         "-p", "exit_when_done:=true", "-p", "flexbe_timeout:=60.0"], env)
     time.sleep(3)
     onboard = start_onboard(env)
@@ -94,14 +83,16 @@ def test_the_supervisor_waits_for_onboard_and_the_behavior_finishes(ros_env, ven
     assert code == 0, output
     assert output.index("sent BehaviorSelection 1") < output.index("acknowledged: STARTED")
     assert "BEStatus FINISHED" in output and "run ended: goal_reached" in output, output
+    assert f"installed vending_flexbe_behaviors.vending_sm into {prefix.root}" in output
 
 
 def test_no_onboard_ends_the_run_with_a_clear_error(ros_env, vending):
-    folder, behaviors = vending
+    folder, prefix = vending
     supervisor = start_node("bdi_supervisor.ros.supervisor_node", [
         "-p", "mission:=vending", "-p", "runner:=flexbe", "-p", f"folder:={folder}",
+        "-p", f"flexbe_prefix:={prefix.root}",
         "-p", "exit_when_done:=true", "-p", "flexbe_timeout:=2.0"],
-        flexbe_env(ros_env, behaviors))
+        flexbe_env(ros_env, prefix))
     with contextlib.suppress(subprocess.TimeoutExpired):
         supervisor.wait(timeout=30)
     code, output = stop(supervisor)
@@ -109,17 +100,19 @@ def test_no_onboard_ends_the_run_with_a_clear_error(ros_env, vending):
     assert "no subscriber on flexbe/start_behavior within 2 s" in output, output
 
 
-def test_ros2_launch_runner_flexbe_runs_to_finished(ros_env, vending, tmp_path):
+def test_ros2_launch_runner_flexbe_runs_to_finished(ros_env, tmp_path):
     """``ros2 launch bdi_supervisor mission.launch.py mission:=vending runner:=flexbe
-    exit_when_done:=true``: onboard's launch file is included from where FlexBE installs it, the
-    launch ends by itself with 0 once FlexBE finished the behavior."""
+    exit_when_done:=true`` with nothing built: onboard's launch file is included from where
+    FlexBE installs it, the behavior synthesized at launch is installed into the run folder's
+    prefix and run, the launch ends by itself with 0 once FlexBE finished the behavior."""
     if importlib.util.find_spec("launch_ros") is None or importlib.util.find_spec("launch") is None:
         pytest.skip(STACK_MISSING.format(what="ROS 2 launch/launch_ros"))
-    _, behaviors = vending
     nodes = ament_prefix(tmp_path / "prefix", launch_plan.PACKAGE, MODULES)
     # FlexBE's behavior library reads the package.xml of every package on AMENT_PREFIX_PATH
     shutil.copy(ROOT / "package.xml", nodes / "share" / launch_plan.PACKAGE / "package.xml")
-    env = flexbe_env({**ros_env, "ROS_LOG_DIR": str(tmp_path / "log")}, behaviors, nodes)
+    env = {**ros_env, "ROS_LOG_DIR": str(tmp_path / "log"),
+           "AMENT_PREFIX_PATH": os.pathsep.join([str(nodes), ros_env.get("AMENT_PREFIX_PATH",
+                                                                         sys.prefix)])}
     process = start_launch(ROOT / "launch" / "mission.launch.py", [
         "mission:=vending", "runner:=flexbe", "exit_when_done:=true"], env)
     try:
@@ -132,6 +125,8 @@ def test_ros2_launch_runner_flexbe_runs_to_finished(ros_env, vending, tmp_path):
     assert "Traceback" not in output, output
     runs = list((tmp_path / "log" / "bdi_supervisor").glob("vending_*/attempt_1/reduced.json"))
     assert len(runs) == 1, output  # the run folder under the ROS log folder
+    installed = runs[0].parent.parent / launch_plan.FLEXBE_PREFIX / "current" / "python"
+    assert (installed / "vending_flexbe_behaviors" / "vending_sm.py").is_file()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 import yaml
@@ -44,12 +45,31 @@ def test_plan_embedded_with_and_without_monitor(missions, tmp_path):
     assert "monitor_node" not in plain.nodes[1].parameters
 
 
-def test_plan_flexbe_includes_onboard(missions):
-    plan = launch_plan.plan(missions / "plain.yaml", "flexbe", use_sim_time=True)
+def test_plan_flexbe_includes_onboard_with_the_run_time_prefix_first_on_its_paths(missions,
+                                                                                 tmp_path):
+    """The run folder is named by the launch (under the ROS log folder); the prefix onboard
+    reads behaviors from lies in it, exists before any process starts, is first on onboard's
+    AMENT_PREFIX_PATH and PYTHONPATH, and the supervisor node installs into it."""
+    plan = launch_plan.plan(missions / "plain.yaml", "flexbe", use_sim_time=True,
+                            log_dir=tmp_path / "log")
     (include,) = plan.includes
     assert (include.package, include.file) == ("flexbe_onboard", "behavior_onboard.launch.py")
     assert include.arguments == {"use_sim_time": "true"}
-    assert plan.nodes[1].parameters["runner"] == "flexbe"
+    synthesis, supervisor = plan.nodes
+    run = Path(synthesis.parameters["output_dir"])
+    assert run.parent == tmp_path / "log" / "bdi_supervisor" and run.name.startswith("plain_")
+    assert plan.flexbe_prefix == run / launch_plan.FLEXBE_PREFIX
+    assert supervisor.parameters["runner"] == "flexbe"
+    assert supervisor.parameters["flexbe_prefix"] == str(plan.flexbe_prefix)
+    assert include.prepend == (("AMENT_PREFIX_PATH", str(plan.flexbe_prefix / "current")),
+                               ("PYTHONPATH", str(plan.flexbe_prefix / "current" / "python")))
+    assert not plan.flexbe_prefix.exists()
+    launch_plan.prepare(plan)
+    assert all(Path(folder).is_dir() for _, folder in include.prepend)
+    given = launch_plan.plan(missions / "plain.yaml", "flexbe", output_dir=str(tmp_path / "o"))
+    assert given.flexbe_prefix == tmp_path / "o" / launch_plan.FLEXBE_PREFIX
+    embedded = launch_plan.plan(missions / "plain.yaml", log_dir=tmp_path / "log")
+    assert embedded.flexbe_prefix is None and "flexbe_prefix" not in embedded.nodes[1].parameters
 
 
 @pytest.mark.parametrize("folder", ["launch", ""])
@@ -79,7 +99,8 @@ def test_a_missing_onboard_is_a_clear_error_naming_what_was_looked_for(tmp_path)
 
 def test_exit_when_done_goes_to_the_supervisor(missions):
     for runner in launch_plan.RUNNERS:
-        done = launch_plan.plan(missions / "plain.yaml", runner, exit_when_done=True)
+        done = launch_plan.plan(missions / "plain.yaml", runner, exit_when_done=True,
+                                output_dir="/out")
         assert done.nodes[1].parameters["exit_when_done"] is True
         assert "exit_when_done" not in done.nodes[0].parameters
     assert launch_plan.plan(missions / "plain.yaml").nodes[1].parameters["exit_when_done"] is False
@@ -137,7 +158,7 @@ def test_missions_resolve_by_name_or_path(missions):
 
 # --- static checks of the launch file (launch/launch_ros are not installable here) ----------
 
-ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.event_handlers",
+ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.event_handlers", "rclpy.logging",
                    "launch.launch_description_sources", "launch.substitutions",
                    "launch_ros.actions", "ament_index_python.packages", "functools", "pathlib",
                    "bdi_supervisor.ros"}

@@ -8,16 +8,25 @@ tests can call it.
 The mission is validated in full before any node starts, by the core's loader, as
 ``bdi-supervisor run`` does (:func:`validate_mission`): a bad mission ends the launch with the
 loader's message instead of three nodes each failing with it.
+
+``runner:=flexbe`` needs no colcon build: the plan names a run-time ament prefix in the run
+folder (:data:`FLEXBE_PREFIX`, :mod:`bdi_supervisor.realize.install`), which the launch file
+prepares (:func:`prepare`) before onboard starts and puts first on onboard's
+``AMENT_PREFIX_PATH`` and ``PYTHONPATH``; the supervisor node installs the audited behavior
+there before it selects it.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.realize.install import PrefixPaths, prepare_prefix
 
 if TYPE_CHECKING:
     from bdi_supervisor.mission.model import Mission
@@ -31,6 +40,8 @@ ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
 #: ``behavior_onboard.launch.py``)
 INCLUDE_FOLDERS = ("launch", "")
 MONITOR = "bdi_monitor"
+#: the run-time prefix of ``runner:=flexbe``, in the run folder beside the attempts
+FLEXBE_PREFIX = "flexbe_prefix"
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,8 @@ class IncludeSpec:
     package: str
     file: str
     arguments: dict[str, str] = field(default_factory=dict)
+    #: (variable, folder): put first on the included processes' path variables
+    prepend: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,8 @@ class LaunchPlan:
     runner: str
     nodes: tuple[NodeSpec, ...]
     includes: tuple[IncludeSpec, ...] = ()
+    #: ``runner:=flexbe``: the run-time prefix onboard reads behaviors from
+    flexbe_prefix: Path | None = None
 
 
 class NodeFailed(RuntimeError):
@@ -149,25 +164,59 @@ def on_node_exit(node: NodeSpec, code: int) -> str:
     return f"{what} finished"
 
 
+def run_folder(log_dir: Path, mission: str, when: float | None = None,
+               pid: int | None = None) -> Path:
+    """``<log_dir>/bdi_supervisor/<mission>_<date>-<time>_<pid>``: the run folder of a launch
+    (or of a synthesis node started alone), beside the ROS logs of the same launch."""
+    stamp = time.strftime("%Y-%m-%d-%H-%M-%S", time.localtime(when))
+    return Path(log_dir) / PACKAGE / f"{mission}_{stamp}_{os.getpid() if pid is None else pid}"
+
+
+def prepare(launch: LaunchPlan) -> None:
+    """What must exist before the plan's processes start: the FlexBE prefix (onboard's
+    ``PYTHONPATH`` folder must exist when it starts). Raises
+    :class:`~bdi_supervisor.errors.InputError`."""
+    if launch.flexbe_prefix is not None:
+        prepare_prefix(launch.flexbe_prefix)
+
+
+def _onboard(use_sim_time: bool, prefix: Path) -> IncludeSpec:
+    paths = PrefixPaths(prefix)
+    return IncludeSpec(ONBOARD[0], ONBOARD[1],
+                       {"use_sim_time": "true" if use_sim_time else "false"},
+                       (("AMENT_PREFIX_PATH", str(paths.ament_prefix)),
+                        ("PYTHONPATH", str(paths.python_path))))
+
+
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
          config_dir: Path | None = None, output_dir: str = "",
-         exit_when_done: bool = False) -> LaunchPlan:
+         exit_when_done: bool = False, log_dir: Path | None = None) -> LaunchPlan:
     """The nodes for ``mission`` run by ``runner``.
 
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
     properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``. ``config_dir`` holds
     ``<executable>.yaml`` parameter files, used where present. ``exit_when_done`` goes to the
     supervisor node: it exits when the run ends (0 on the goal, 1 otherwise), which ends the
-    launch with that result (:func:`on_node_exit`).
+    launch with that result (:func:`on_node_exit`). An empty ``output_dir`` is the
+    :func:`run_folder` under ``log_dir`` (the ROS log folder) when ``log_dir`` is given, else
+    the synthesis node's own; ``runner:=flexbe`` needs one of them: its prefix goes there.
     """
     if runner not in RUNNERS:
         raise InputError("unknown runner", key="runner", found=repr(runner),
                          expected=" or ".join(RUNNERS))
     loaded = validate_mission(mission)
+    if not output_dir and log_dir is not None:
+        output_dir = str(run_folder(log_dir, loaded.name))
+    prefix = None
+    if runner == "flexbe":
+        if not output_dir:
+            raise ValueError("runner flexbe needs output_dir or log_dir")
+        prefix = Path(output_dir) / FLEXBE_PREFIX
     common = {"mission": str(mission), "use_sim_time": use_sim_time}
     wanted = [("synthesis_node", "bdi_synthesis", {"output_dir": output_dir}),
               ("supervisor_node", "bdi_supervisor",
-               {"runner": runner, "exit_when_done": exit_when_done})]
+               {"runner": runner, "exit_when_done": exit_when_done,
+                **({"flexbe_prefix": str(prefix)} if prefix is not None else {})})]
     if has_properties(loaded):
         wanted.append(("monitor_node", MONITOR, {}))
         if runner == "embedded":  # the run waits until the monitor hears the stream
@@ -178,9 +227,6 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
         if config_dir is not None and (config_dir / f"{executable}.yaml").is_file():
             files = (str(config_dir / f"{executable}.yaml"),)
         nodes.append(NodeSpec(executable, name, files, {**common, **extra}))
-    includes = ()
-    if runner == "flexbe":
-        includes = (IncludeSpec(ONBOARD[0], ONBOARD[1],
-                                {"use_sim_time": "true" if use_sim_time else "false"}),)
-    return LaunchPlan(mission, runner, tuple(nodes), includes)
+    includes = () if prefix is None else (_onboard(use_sim_time, prefix),)
+    return LaunchPlan(mission, runner, tuple(nodes), includes, prefix)
 

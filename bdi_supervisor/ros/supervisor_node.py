@@ -14,6 +14,10 @@ Parameters:
 - ``exit_when_done`` (bool, default false): end the process when the run ends, exit code 0 if
   the mission goal was reached, else 1;
 - ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``;
+- ``flexbe_prefix`` (string): a run-time ament prefix on FlexBE onboard's paths
+  (``mission.launch.py`` sets it with ``runner:=flexbe``): the realized behavior is installed
+  there before it is selected (:mod:`bdi_supervisor.realize.install`). Empty: it must be built
+  into the workspace with colcon;
 - ``flexbe_timeout`` (float s, default 30), ``flexbe_resend_period`` (float s, default 5): how
   long a ``runner:=flexbe`` run waits for onboard to acknowledge the behavior, and how often it
   re-sends the selection meanwhile (:mod:`bdi_supervisor.ros.flexbe_run`);
@@ -34,9 +38,10 @@ by :mod:`bdi_supervisor.runtime.adapter_config`.
 Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on a worker thread
 (the node keeps spinning for the ROS adapters) and publishes every BDI-state record on
 ``bdi_supervisor/bdi_state``. FlexBE: sends ``flexbe_msgs/BehaviorSelection`` on
-``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, which must be built
-and installed where onboard finds it) once onboard subscribes, re-sends until a ``BEStatus`` on
-``flexbe/status`` acknowledges it or the timeout ends the run, and reports every ``BEStatus``
+``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, installed into
+``flexbe_prefix`` or built into the workspace) once onboard subscribes, re-sends until a
+``BEStatus`` on ``flexbe/status`` acknowledges it or the timeout ends the run, and reports every
+``BEStatus``
 (:mod:`bdi_supervisor.ros.flexbe_run`). Both publish the run's state on ``/diagnostics``
 (``bdi_supervisor: run``).
 """
@@ -56,6 +61,7 @@ from bdi_supervisor import handover
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.handover import RunState
+from bdi_supervisor.realize.install import install_behavior
 from bdi_supervisor.ros import diagnostics, flexbe_run, flexbe_start, params, qos, topics, wire
 from bdi_supervisor.ros.launch_plan import RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
@@ -104,6 +110,8 @@ class SupervisorNode(SuiteNode):
                                            "monitor to wait for before a run (empty: none)")
         self.monitor_timeout = params.positive("monitor_timeout", params.declare(
             self, "monitor_timeout", 120.0, "seconds to wait for monitor_node"))
+        self.flexbe_prefix = params.declare(self, "flexbe_prefix", "",
+                                            "run-time prefix onboard reads behaviors from")
         self.flexbe_timeout = params.positive("flexbe_timeout", params.declare(
             self, "flexbe_timeout", flexbe_run.DEFAULT_TIMEOUT,
             "seconds to wait for FlexBE onboard to acknowledge the behavior"))
@@ -261,6 +269,15 @@ class SupervisorNode(SuiteNode):
     # -- FlexBE -------------------------------------------------------------------------------
     def _start_flexbe(self, folder: Path, initial_state: str) -> None:
         package_path, module_file = flexbe_start.find_behavior(folder / "behavior")
+        if self.flexbe_prefix:
+            try:
+                installed = install_behavior(folder / "behavior", self.flexbe_prefix)
+            except InputError as error:
+                self._refuse(f"cannot install the behavior: {error.describe()}")
+                return
+            module_file = installed.module_file
+            self.get_logger().info(f"installed {package_path} into {self.flexbe_prefix} "
+                                   f"(version {installed.version})")
         self.selection = flexbe_start.selection(package_path, module_file, self.autonomy)
         goals = tuple(goal.text for goal in self.mission.request.goals)
         self.flexbe_run = flexbe_run.FlexbeRun(self.mission.name, self.selection.behavior_id,

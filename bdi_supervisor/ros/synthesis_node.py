@@ -29,7 +29,6 @@ serve re-synthesis.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -43,7 +42,7 @@ from std_srvs.srv import Trigger
 from bdi_supervisor import handover
 from bdi_supervisor.common import AuditVerdict, StageStatus
 from bdi_supervisor.errors import InputError
-from bdi_supervisor.ros import diagnostics, params, qos, topics, wire
+from bdi_supervisor.ros import diagnostics, launch_plan, params, qos, topics, wire
 from bdi_supervisor.ros.node_main import SuiteNode, interruptible, run
 from bdi_supervisor.ros.status import Level, Status
 
@@ -96,9 +95,9 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
 
 def default_output_dir(mission: str, when: float | None = None) -> Path:
     """``<ROS log folder>/bdi_supervisor/<mission>_<date>-<time>_<pid>``: one folder per node
-    start, beside the ROS logs of the same launch (``ros2 launch`` logs under the same folder)."""
-    stamp = time.strftime("%Y-%m-%d-%H-%M-%S", time.localtime(when))
-    return Path(get_logging_directory()) / "bdi_supervisor" / f"{mission}_{stamp}_{os.getpid()}"
+    start, beside the ROS logs of the same launch (``mission.launch.py`` names it itself and
+    passes it as ``output_dir``: :func:`~bdi_supervisor.ros.launch_plan.run_folder`)."""
+    return launch_plan.run_folder(Path(get_logging_directory()), mission, when)
 
 
 def pipeline_status(record: dict[str, Any], hardware_id: str) -> Status:
