@@ -11,6 +11,11 @@ Every command that writes goes through here:
 - :func:`check_name` / :func:`child` — a name from user input (sweep name, mission, behavior or
   package name) that becomes one file or folder name: no separators, no ``..``, no absolute
   path, at most :data:`MAX_NAME` characters; the joined path is checked to stay in its folder.
+- :func:`note_input` / :func:`refuse_input` — the files a command read (the readers note
+  them); every check and every write above refuses to replace one (through a symbolic or hard
+  link too), or a folder holding one. :func:`check_outputs` also refuses two outputs of one
+  command on one file; :func:`remove_stale` removes an output an earlier run left that this
+  run did not write.
 - :func:`write_text_atomic` — temporary file next to the target, then rename; the file gets the
   permissions the umask gives (``0666 & ~umask``, not ``mkstemp``'s 0600), and a link, device
   or FIFO at the target is never replaced. :func:`open_output` opens a streamed output (a
@@ -101,6 +106,95 @@ def _kind(mode: int) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- inputs are never replaced
+
+#: the files the running command read as input (:func:`note_input`): identity (device,
+#: inode) → resolved path; no output replaces one of them, nor a folder holding one. Kept for
+#: a command line (:func:`track_inputs`), not for a long-lived process such as a ROS node,
+#: which may read back what it wrote before writing it anew.
+_inputs: dict[tuple[int, int], str] = {}
+_tracking = False
+
+
+def note_input(path: str | Path) -> None:
+    """Remember ``path`` as an input of this command (the readers of ``yamlsource`` call it)."""
+    if not _tracking:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        info = os.stat(path)
+        _inputs[(info.st_dev, info.st_ino)] = os.path.realpath(path)
+
+
+def track_inputs() -> None:
+    """Start a command: from now on the files read are its inputs (none yet)."""
+    global _tracking
+    _inputs.clear()
+    _tracking = True
+
+
+def input_at(path: str | Path) -> str | None:
+    """The input that ``path`` is (through a link or a hard link), if any."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _inputs.get((info.st_dev, info.st_ino))
+
+
+def input_inside(folder: str | Path) -> str | None:
+    """An input that lies inside ``folder`` (resolved), if any: replacing the folder would
+    delete it."""
+    root = os.path.realpath(folder)
+    return next((p for p in _inputs.values() if p.startswith(root + os.sep)), None)
+
+
+def refuse_input(path: str | Path, what: str) -> None:
+    """Refuse to write ``path`` when it is an input of this command (:class:`InputError`)."""
+    found = input_at(path)
+    if found is not None:
+        raise InputError(f"{what} is an input of this command ({found}); it is not replaced",
+                         file=str(path), expected="another path for the output")
+
+
+def check_outputs(outputs: list[tuple[str, str | Path | None]]) -> None:
+    """Check the output files of one command given as ``(option, path)`` (a None path: not
+    asked for): each with :func:`check_output_file`, and no two on one file (through links or
+    hard links too), since the second would silently replace the first."""
+    seen: dict[object, str] = {}
+    for option, path in outputs:
+        if path is None:
+            continue
+        check_output_file(path, f"{option} file")
+        same = [os.path.realpath(path)]
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            same.append((info.st_dev, info.st_ino))
+        for identity in same:
+            if identity in seen:
+                raise InputError(f"{seen[identity]} and {option} name the same file",
+                                 file=str(path), expected="a file of its own for each output")
+        seen.update(dict.fromkeys(same, option))
+
+
+def remove_stale(path: str | Path, what: str = "output file") -> bool:
+    """Remove the output a previous run left at ``path`` that this run did not write (a file,
+    or a folder the tools write whole); an input of this command is never removed. True when
+    something was removed."""
+    target = Path(path)
+    mode = _mode(target, what)
+    if mode is None:
+        return False
+    refuse_input(target, what)
+    if stat.S_ISDIR(mode):
+        if input_inside(target) is not None:
+            raise InputError(f"{what} holds an input of this command ({input_inside(target)}); "
+                             "it is not removed", file=str(target))
+        shutil.rmtree(target)
+    else:
+        target.unlink()
+    return True
+
+
 def check_output_file(path: str | Path, what: str = "output file") -> Path:
     """``path`` if a regular file may be written there (see the module docstring)."""
     path = Path(path)
@@ -123,6 +217,7 @@ def check_output_file(path: str | Path, what: str = "output file") -> Path:
                              expected="a regular file or a new path")
         if not os.access(path, os.W_OK):
             raise InputError(f"{what} is not writable", file=where)
+        refuse_input(path, what)
     parent = path.parent
     try:
         parent_info = os.stat(parent)
@@ -182,9 +277,20 @@ def check_output_dir(path: str | Path, what: str = "output folder",
             if mode is not None and not stat.S_ISDIR(mode):
                 raise InputError(f"'{name}' in the {what} is {_kind(mode) or 'a file'}; it is "
                                  "not replaced", file=str(entry), expected="a folder or nothing")
+            _refuse_input_inside(entry, f"'{name}' in the {what}")
         for name in files:
             _refuse_special(path / name, f"'{name}' in the {what}")
+            refuse_input(path / name, f"'{name}' in the {what}")
     return path
+
+
+def _refuse_input_inside(folder: Path, what: str) -> None:
+    """Refuse to replace ``folder`` whole when an input of this command lies inside it."""
+    found = input_inside(folder)
+    if found is not None:
+        raise InputError(f"{what} holds an input of this command ({found}); replacing the "
+                         "folder would delete it", file=str(folder),
+                         expected="an output folder apart from the inputs")
 
 
 def make_dirs(path: str | Path, what: str = "output folder") -> Path:
@@ -284,6 +390,7 @@ def replacing(path: str | Path, what: str = "output file") -> Iterator[Path]:
     target = Path(path)
     make_dirs(target.parent, "output folder")
     _refuse_special(target, what)
+    refuse_input(target, what)
     tmp = None
     try:
         with interrupts.deferred():  # the file exists only once ``tmp`` names it
@@ -295,6 +402,7 @@ def replacing(path: str | Path, what: str = "output file") -> Iterator[Path]:
                 raise write_error(error, target) from None
             raise
         _refuse_special(target, what)
+        refuse_input(target, what)
         os.replace(tmp, target)
     except BaseException:
         if tmp is not None:
@@ -312,6 +420,7 @@ def write_folder_atomic(path: str | Path, files: dict[str, str],
     target = Path(path)
     make_dirs(target.parent, "output folder")
     check_output_dir(target.parent, inside=(target.name,))
+    _refuse_input_inside(target, what)
     old = target.with_name(f".{target.name}.old")
     _recover(target, old)
     tmp = None

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor import limits
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.outpaths import note_input
 
 if TYPE_CHECKING:
     import yaml
@@ -334,6 +335,7 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
     size = 0
     try:
         with open(_regular(path, what), "rb") as handle:
+            note_input(path)
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 raise InputError(f"{what} is not a regular file", file=str(path))
@@ -512,6 +514,7 @@ def read_lines(path: str | Path, what: str = "file",
         handle = open(_regular(path, what), "rb")  # noqa: SIM115 - closed below
     except OSError as error:
         raise InputError(f"cannot read {what}: {error.strerror or error}", file=str(path)) from None
+    note_input(path)
     with handle:
         number = 0
         while True:

@@ -374,3 +374,217 @@ def test_sweep_helpers_never_import_from_the_working_folder(tmp_path, module):
     assert not marker.exists(), done.stderr
     assert done.returncode == 0, done.stderr
     assert "PYTHONSAFEPATH" not in os.environ
+
+
+# ------------------------------------------------------------------ outputs never replace inputs
+
+SMALL_SPEC = "[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\nb' <-> a'\n\n[SYS_LIVENESS]\nb | !a\n"
+UNREALIZABLE_SPEC = "[INPUT]\na\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\nb' <-> a'\nb'\n"
+
+
+def _alias(folder: Path, target: Path, form: str) -> Path:
+    """A path that reaches ``target``: itself, through ``./`` and ``..``, a symbolic or a hard
+    link made in ``folder``."""
+    if form == "same":
+        return target
+    if form == "dotted":
+        return target.parent / "." / ".." / target.parent.name / target.name
+    alias = folder / f"alias-{form}{target.suffix}"
+    if form == "symlink":
+        alias.symlink_to(target)
+    else:
+        os.link(target, alias)
+    return alias
+
+
+def _output_cases(tmp: Path) -> dict[str, tuple[list, list[Path], Path]]:
+    """Commands with an output option pointed at one of their inputs: (argv with ``{OUT}``
+    where the output goes, the inputs, the input the output is aimed at)."""
+    mission = vending(tmp / "m")
+    catalog = tmp / "m" / "catalog.yaml"
+    spec = tmp / "w.structuredslugs"
+    spec.write_text(SMALL_SPEC)
+    bad = tmp / "u.structuredslugs"
+    bad.write_text(UNREALIZABLE_SPEC)
+    saved = tmp / "saved"
+    assert run_cli("supervisor", ["synthesize", mission, "--out", saved, "--quiet"]).code == 0
+    run_folder = saved / "vending" / "one-hot-SP"
+    return {
+        "spec -o mission": (["spec", mission, "-o", "{OUT}"], [mission, catalog], mission),
+        "spec -o catalog": (["spec", mission, "-o", "{OUT}"], [mission, catalog], catalog),
+        "solve --strategy spec": (["solve", spec, "--strategy", "{OUT}"], [spec], spec),
+        "solve --slugs-json spec": (["solve", spec, "--slugs-json", "{OUT}"], [spec], spec),
+        "explain -o catalog": (["explain", mission, "-o", "{OUT}"], [catalog], catalog),
+        "explain --counter-strategy spec": (["explain", bad, "--counter-strategy", "{OUT}"],
+                                            [bad], bad),
+        "run --bdi-log catalog": (["run", mission, "--bdi-log", "{OUT}"], [catalog], catalog),
+        "run --bdi-log saved strategy": (
+            ["run", mission, "--from", run_folder, "--bdi-log", "{OUT}"],
+            [run_folder / "reduced.json"], run_folder / "reduced.json"),
+    }
+
+
+@settings(max_examples=30, deadline=None)
+@given(case=st.sampled_from(["spec -o mission", "spec -o catalog", "solve --strategy spec",
+                             "solve --slugs-json spec", "explain -o catalog",
+                             "explain --counter-strategy spec", "run --bdi-log catalog",
+                             "run --bdi-log saved strategy"]),
+       form=st.sampled_from(["same", "dotted", "symlink", "hard link"]))
+def test_no_output_replaces_an_input(tmp_path_factory, case, form):
+    tmp = tmp_path_factory.mktemp("outputs")
+    argv, inputs, aimed = _output_cases(tmp)[case]
+    before = {path: path.read_bytes() for path in inputs}
+    out = _alias(tmp, aimed, "hard" if form == "hard link" else form)
+    outcome = run_cli("supervisor", [str(out) if a == "{OUT}" else a for a in argv])
+    if form == "symlink":  # a link is never written through, whatever it points to
+        bad_input(outcome, "is a symbolic link; it is not replaced")
+    else:
+        bad_input(outcome, "is an input of this command", str(aimed.resolve()))
+    assert {path: path.read_bytes() for path in inputs} == before
+
+
+def test_an_input_read_through_a_link_is_not_replaced(tmp_path):
+    mission = vending(tmp_path / "m")
+    link = mission.parent / "link.yaml"  # beside it: the catalog's path is relative
+    link.symlink_to(mission)
+    before = mission.read_bytes()
+    bad_input(run_cli("supervisor", ["spec", link, "-o", mission]),
+              "is an input of this command")
+    assert mission.read_bytes() == before
+
+
+def test_realize_never_replaces_the_folder_holding_its_strategy(tmp_path):
+    mission = vending(tmp_path / "m")
+    assert run_cli("supervisor", ["synthesize", mission, "--out", tmp_path / "r",
+                                  "--quiet"]).code == 0
+    run_folder = tmp_path / "r" / "vending" / "one-hot-SP"
+    strategy = run_folder / "behavior" / "reduced.json"
+    strategy.write_bytes((run_folder / "reduced.json").read_bytes())
+    outcome = run_cli("supervisor", ["realize", strategy, "--mission", mission,
+                                     "--out", run_folder])
+    bad_input(outcome, "holds an input of this command", "reduced.json")
+    assert strategy.exists()
+
+
+@pytest.mark.parametrize("argv, first, second", [
+    (["explain", "{BAD}", "-o", "{A}", "--counter-strategy", "{A}"], "-o", "--counter-strategy"),
+    (["explain", "{BAD}", "--counter-strategy", "{A}", "--slugs-counter-strategy", "{L}"],
+     "--counter-strategy", "--slugs-counter-strategy"),
+    (["explain", "{BAD}", "-o", "{A}", "--slugs-counter-strategy", "{H}"], "-o",
+     "--slugs-counter-strategy"),
+    (["solve", "{SPEC}", "--strategy", "{A}", "--slugs-json", "{A}"], "--strategy",
+     "--slugs-json"),
+    (["solve", "{SPEC}", "--strategy", "{A}", "--slugs-json", "{D}"], "--strategy",
+     "--slugs-json"),
+])
+def test_two_outputs_on_one_file_are_refused(tmp_path, argv, first, second):
+    spec, bad = tmp_path / "w.structuredslugs", tmp_path / "u.structuredslugs"
+    spec.write_text(SMALL_SPEC)
+    bad.write_text(UNREALIZABLE_SPEC)
+    existing = tmp_path / "a.json"
+    existing.write_text("{}")
+    os.link(existing, tmp_path / "hard.json")
+    (tmp_path / "link.json").symlink_to(existing)
+    names = {"{SPEC}": spec, "{BAD}": bad, "{A}": existing, "{H}": tmp_path / "hard.json",
+             "{L}": tmp_path / "link.json", "{D}": tmp_path / "sub" / ".." / "a.json"}
+    (tmp_path / "sub").mkdir()
+    outcome = run_cli("supervisor", [names.get(a, a) for a in argv])
+    if "{L}" in argv:  # a link is refused as an output before the two are compared
+        bad_input(outcome, "symbolic link")
+    else:
+        bad_input(outcome, f"{first} and {second} name the same file")
+    assert existing.read_text() == "{}"
+
+
+def _value_options():
+    """Every option and positional of both command lines that takes a text value, with the
+    arguments its subcommand needs besides: ``(tool, command, name, argv with '')``."""
+    import argparse
+
+    from bdi_supervisor.cli.main import build_parser as supervisor_parser
+    from bdi_supervisor.cli.monitor import build_parser as monitor_parser
+
+    cases = []
+    for tool, parser in (("supervisor", supervisor_parser()), ("monitor", monitor_parser())):
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        for command, subparser in sub.choices.items():
+            takes = [a for a in subparser._actions if a.nargs in (None, "?")
+                     and not isinstance(a, (argparse._StoreTrueAction,
+                                            argparse._StoreFalseAction,
+                                            argparse._HelpAction,
+                                            argparse.BooleanOptionalAction))
+                     and a.type in (None, str) and not a.choices]
+            for action in takes:
+                argv = [command]
+                for other in subparser._actions:
+                    if other is action or not (other.required or not other.option_strings):
+                        continue
+                    if isinstance(other, argparse._HelpAction):
+                        continue
+                    argv += [*other.option_strings[:1], "1"]
+                name = action.option_strings[0] if action.option_strings else None
+                argv += [name, ""] if name else []
+                if name is None:  # the positional itself is empty
+                    argv = [command] + ["" if o is action else "1" for o in subparser._actions
+                                        if not o.option_strings and o.dest != "help"]
+                    argv += [arg for o in subparser._actions if o.required and o.option_strings
+                             for arg in (o.option_strings[0], "1")]
+                cases.append((tool, command, name or action.metavar or action.dest, argv))
+    return cases
+
+
+def test_every_empty_value_is_refused_naming_its_argument():
+    cases = _value_options()
+    assert len(cases) > 30  # every text option of both tools
+    for tool, _command, name, argv in cases:
+        outcome = run_cli(tool, argv)
+        assert not outcome.traceback, (argv, outcome.crash or outcome.err)
+        assert outcome.code == 2, (argv, outcome.err)
+        assert "an empty value" in outcome.err and name in outcome.err, (argv, outcome.err)
+
+
+# ------------------------------------------------------------------ stale outputs
+
+
+def test_outputs_not_written_leave_no_older_file_behind(tmp_path):
+    spec, bad = tmp_path / "w.structuredslugs", tmp_path / "u.structuredslugs"
+    spec.write_text(SMALL_SPEC)
+    bad.write_text(UNREALIZABLE_SPEC)
+    cases = [
+        (["explain", spec, "--counter-strategy", "{OLD}"], "the spec is realizable"),
+        (["explain", spec, "--slugs-counter-strategy", "{OLD}"], "the spec is realizable"),
+        (["solve", bad, "--strategy", "{OLD}"], "the spec is UNREALIZABLE"),
+        (["solve", spec, "--no-strategy", "--slugs-json", "{OLD}"], "--no-strategy"),
+        (["run", "two_rivers_goat_stays", "--bdi-log", "{OLD}"], "nothing ran"),
+    ]
+    for argv, reason in cases:
+        old = tmp_path / "old.out"
+        old.write_text("from an earlier run")
+        outcome = run_cli("supervisor", [old if a == "{OLD}" else a for a in argv])
+        assert outcome.code in (0, 1) and not outcome.traceback, (argv, outcome.err)
+        assert not old.exists(), argv
+        assert f"{old}: not written ({reason}" in outcome.err, (argv, outcome.err)
+        assert "an earlier run left there was removed" in outcome.err
+
+
+def test_a_run_folder_holds_only_this_runs_files(tmp_path):
+    """A mission realizable once and unrealizable the next time: the strategy, the audit and
+    the behavior of the first run must not stay beside the explanation of the second."""
+    text = (MISSIONS / "vending.yaml").read_text().replace("../catalogs/vending.yaml",
+                                                           "catalog.yaml")
+    mission = vending(tmp_path / "m", text)
+    out = tmp_path / "out"
+    assert run_cli("supervisor", ["synthesize", mission, "--out", out, "--quiet"]).code == 0
+    folder = out / "vending" / "one-hot-SP"
+    assert (folder / "behavior").is_dir() and (folder / "strategy.json").exists()
+    vending(tmp_path / "m", text.replace('formula: "item = 0"}',
+                                         'formula: "item = 0"}\n    - {name: never, '
+                                         'formula: "FALSE"}'))
+    outcome = run_cli("supervisor", ["synthesize", mission, "--out", out, "--quiet"])
+    assert outcome.code == 1, outcome.err
+    left = sorted(p.name for p in folder.iterdir())
+    summary = json.loads((folder / "summary.json").read_text())
+    listed = sorted({Path(f).name for stage in summary["stages"] for f in stage["files"]}
+                    | {"summary.json"})
+    assert left == listed
+    assert "explanation.json" in left and "strategy.json" not in left and "behavior" not in left

@@ -48,7 +48,20 @@ class SuiteParser(argparse.ArgumentParser):
             words = [f"{extra}{suggestion(extra.split('=')[0], options)}"
                      if extra.startswith("-") else extra for extra in extras]
             self.error("unrecognized arguments: " + " ".join(words))
+        self._refuse_empty(parsed)
         return parsed
+
+    def _refuse_empty(self, parsed: argparse.Namespace) -> None:
+        """An empty value (``-o ''``, ``--from ''``) is a usage error naming the argument: taken
+        as "not given", it would make the command do something else."""
+        for parser in self._parsers(getattr(parsed, "command", None)):
+            for action in parser._actions:
+                value = getattr(parsed, action.dest, None) if action.dest else None
+                values = value if isinstance(value, list) else [value]
+                if any(item == "" for item in values):
+                    name = "/".join(action.option_strings) or action.metavar or action.dest
+                    self.error(f"argument {name}: an empty value (expected "
+                               f"{action.metavar or 'a value'})")
 
     def error(self, message: str):
         choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
@@ -56,13 +69,17 @@ class SuiteParser(argparse.ArgumentParser):
             message += suggestion(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
         super().error(message)
 
-    def _option_strings(self, command: str | None) -> list[str]:
-        """The options of this parser and of the subcommand ``command``."""
+    def _parsers(self, command: str | None) -> list[argparse.ArgumentParser]:
+        """This parser and that of the subcommand ``command``."""
         parsers = [self]
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction) and command in action.choices:
                 parsers.append(action.choices[command])
-        return [option for parser in parsers for action in parser._actions
+        return parsers
+
+    def _option_strings(self, command: str | None) -> list[str]:
+        """The options of this parser and of the subcommand ``command``."""
+        return [option for parser in self._parsers(command) for action in parser._actions
                 for option in action.option_strings]
 
 
@@ -118,7 +135,9 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     exit 2 with the message on :class:`~bdi_supervisor.errors.InputError`; see the module
     docstring for streams and signals)."""
     from bdi_supervisor import interrupts
+    from bdi_supervisor.outpaths import track_inputs
 
+    track_inputs()  # no output of this command may replace a file it read
     streams.prepare()
     with interrupts.handling():
         try:

@@ -61,13 +61,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bdi_supervisor.outpaths import check_output_file
-
-    outputs = (("-o", args.output), ("--counter-strategy", args.counter_strategy),
-               ("--slugs-counter-strategy", args.slugs_counter_strategy))
-    for option, path in outputs:
-        if path:
-            check_output_file(path, f"{option} file")
     solver = options_from_args(args)
     checks = _assumption_checks(args)
     is_spec = args.target.endswith(SPEC_SUFFIXES)
@@ -83,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         from bdi_supervisor.spec.io import load_spec
 
         spec = load_spec(args.target)
+        _check_outputs(args)
         explanation = explain(spec, ExplainOptions(solver, args.max_states,
                                                    not args.no_assumptions, checks))
         data = explanation.to_dict()
@@ -91,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         from bdi_supervisor.pipeline import explain_mission
 
         mission = load_mission(args.target)
+        _check_outputs(args)
         overrides = {**solver_overrides(args), **overrides_from_args(args)}
         explained = explain_mission(mission, overrides, max_states=args.max_states,
                                     assumptions=not args.no_assumptions,
@@ -109,6 +104,19 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.cli.solve import exit_code
 
     return exit_code(explanation.status)
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    return [("-o", args.output), ("--counter-strategy", args.counter_strategy),
+            ("--slugs-counter-strategy", args.slugs_counter_strategy)]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """The output files, once the inputs are read (none may be one of them) and before the
+    explanation starts."""
+    from bdi_supervisor.outpaths import check_outputs
+
+    check_outputs(_outputs(args))
 
 
 def _assumption_checks(args: argparse.Namespace) -> int:
@@ -131,6 +139,11 @@ def _write_files(args: argparse.Namespace, explanation, data: dict) -> None:
     if args.output:
         write_text_atomic(args.output, json.dumps(data, indent=1))
     if explanation.explicit is None or explanation.game is None:
+        from bdi_supervisor.cli.solve import not_written
+
+        reason = ("the spec is realizable" if explanation.status == "REALIZABLE" else
+                  "no explicit counter-strategy was built")
+        not_written(_outputs(args)[1:], reason)
         return
     from bdi_supervisor.explain import counterstrategy
 

@@ -48,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.realize.stage import realize_mission
     from bdi_supervisor.synthesis import strategy as strategy_io
 
-    check_output_dir(args.out, inside=("behavior",))
     try:
         from bdi_supervisor.mission import load_mission
     except ImportError:
@@ -56,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
                          file=args.mission) from None
     mission = load_mission(args.mission)
     reduced = strategy_io.load(args.strategy)
+    check_output_dir(args.out, inside=("behavior",))  # never over an input just read
     result = realize_mission(
         reduced, mission, Path(args.out) / "behavior",
         **({"behavior": args.behavior} if args.behavior else {}),

@@ -92,6 +92,7 @@ def _monitor(args: argparse.Namespace, mission, prepared, view):
 
 def run(args: argparse.Namespace) -> int:
     import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
+    from bdi_supervisor.cli.solve import not_written
     from bdi_supervisor.handover import Refused, check_audit
     from bdi_supervisor.mission import load_mission
     from bdi_supervisor.pipeline import NoSupervisor
@@ -102,10 +103,12 @@ def run(args: argparse.Namespace) -> int:
         prepared = _supervisor(args, mission, overrides)
     except NoSupervisor as verdict:
         _print_no_supervisor(args, mission, verdict)
+        not_written([("--bdi-log", args.bdi_log)], "nothing ran")
         return ExitCode.NEGATIVE
     try:
         check_audit(prepared.audit, args.from_dir)
     except Refused as refused:
+        not_written([("--bdi-log", args.bdi_log)], "nothing ran")
         if args.json:
             print(json.dumps({"mission": mission.name, "audit": prepared.audit,
                               "counts": prepared.counts, "audit_warnings": prepared.warnings,
@@ -131,8 +134,12 @@ def _checked_arguments(args: argparse.Namespace, mission) -> dict:
     if args.max_steps is not None and args.max_steps < 1:
         raise InputError("must be at least 1", key="--max-steps", found=str(args.max_steps),
                          expected="a positive number of activations")
+    if args.force:  # read now: a bad script is refused before synthesis
+        from bdi_supervisor.runtime.forced import load_script
+
+        load_script(args.force, mission.catalog)
     if args.bdi_log:
-        check_output_file(args.bdi_log, "BDI log")
+        check_output_file(args.bdi_log, "--bdi-log file")
     runner = mission.section("runner") or {}
     require_simulator(args.sim or runner.get("sim") or "forced", runner, mission.file)
     runner_config(mission)
@@ -150,10 +157,15 @@ def _supervisor(args: argparse.Namespace, mission, overrides: dict):
     from bdi_supervisor.cli.synthesis_view import solving_status
     from bdi_supervisor.pipeline import load_counter_run, load_folder, prepare
 
-    if args.from_dir and Path(args.from_dir).is_file():
-        return load_counter_run(Path(args.from_dir), mission)
     if args.from_dir:
-        return load_folder(Path(args.from_dir), mission)
+        source = Path(args.from_dir)
+        prepared = (load_counter_run(source, mission) if source.is_file() else
+                    load_folder(source, mission))
+        if args.bdi_log:  # nor over a file of the saved run
+            from bdi_supervisor.outpaths import check_output_file
+
+            check_output_file(args.bdi_log, "--bdi-log file")
+        return prepared
     with solving_status(mission.name, quiet=args.json or args.quiet) as progress:
         return prepare(mission, overrides, progress=progress)
 

@@ -58,14 +58,12 @@ def exit_code(status: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bdi_supervisor.outpaths import check_output_file  # spec.io imports it anyway
+    from bdi_supervisor.outpaths import check_outputs  # spec.io imports it anyway
     from bdi_supervisor.spec.io import load_spec
     from bdi_supervisor.synthesis.synthesize import synthesize
 
-    for option, path in (("--strategy", args.strategy), ("--slugs-json", args.slugs_json)):
-        if path:
-            check_output_file(path, f"{option} file")
-    spec = load_spec(args.spec)
+    spec = load_spec(args.spec)  # an input, which no output may replace
+    check_outputs([("--strategy", args.strategy), ("--slugs-json", args.slugs_json)])
     options = options_from_args(args)
     separation = None
     if args.check_separation:
@@ -81,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
             result = synthesize(spec, options, progress=progress)
     if result.strategy is not None:
         _write_strategy_files(result.strategy, spec, args)
+    else:
+        not_written([("--strategy", args.strategy), ("--slugs-json", args.slugs_json)],
+                    "--no-strategy" if args.no_strategy else f"the spec is {result.status}")
     if args.json:
         data = result.to_dict()
         if separation is not None:
@@ -92,6 +93,20 @@ def run(args: argparse.Namespace) -> int:
 
         print_result(result)
     return exit_code(result.status)
+
+
+def not_written(outputs: list[tuple[str, str | None]], reason: str) -> None:
+    """Say on stderr which of the output files asked for (``(option, path)``) this run did not
+    write, and why; a file an earlier run left at such a path is removed, so that it is never
+    taken for this run's."""
+    from bdi_supervisor.outpaths import remove_stale
+
+    for option, path in outputs:
+        if path:
+            removed = remove_stale(path, f"{option} file")
+            print(f"{option} {path}: not written ({reason})"
+                  + ("; the file an earlier run left there was removed" if removed else ""),
+                  file=sys.stderr)
 
 
 def _write_strategy_files(strategy, spec, args: argparse.Namespace) -> None:

@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.spec.io import format_spec, write_text_atomic
     from bdi_supervisor.specgen.generate import generate_spec
 
+    mission = load_mission(args.mission)  # its files are inputs the output may not replace
     if args.output:
-        check_output_file(args.output)
-    mission = load_mission(args.mission)
+        check_output_file(args.output, "-o file")
     overrides = overrides_from_args(args)
     options = dataclasses.replace(mission.synthesis, **overrides)
     spec = generate_spec(mission, **overrides)

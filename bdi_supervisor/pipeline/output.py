@@ -82,5 +82,20 @@ def write_run(run: PipelineRun, folder: str | Path | None = None) -> Path:
         record.files = [str(path) for path in writer(run, folder)] if writer else []
         if record.name == "realize" and run.realization is not None:
             record.record = run.realization.record()  # now with its path
+    _remove_stale(run, folder)
     write_text_atomic(folder / SUMMARY_FILE, json.dumps(run.summary(), indent=1))
     return folder
+
+
+def _remove_stale(run: PipelineRun, folder: Path) -> None:
+    """Remove what an earlier run left in ``folder`` that this run did not write (a
+    ``strategy.json`` or ``behavior/`` of a mission now unrealizable, say): the folder then
+    holds this run's files only, as its ``summary.json`` lists them."""
+    from bdi_supervisor.outpaths import remove_stale
+    from bdi_supervisor.pipeline.chain import output_files
+
+    written = {Path(f).name for record in run.stages for f in record.files}
+    drawn = {name.split(".")[0] for name in written if name.startswith("strategy_")}
+    for name in (*output_files(run.mission), "behavior"):
+        if name not in written and name != SUMMARY_FILE and name.split(".")[0] not in drawn:
+            remove_stale(folder / name)
