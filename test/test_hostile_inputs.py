@@ -588,3 +588,137 @@ def test_a_run_folder_holds_only_this_runs_files(tmp_path):
                     | {"summary.json"})
     assert left == listed
     assert "explanation.json" in left and "strategy.json" not in left and "behavior" not in left
+
+
+# ------------------------------------------------------------------ names that alias
+
+
+def _catalog(capabilities: dict[str, dict], extra: str = "") -> str:
+    """A catalog of capabilities chained in order (``{name: {"fails": bool}}``: an operator
+    decision that may fail, else a LogState)."""
+    lines = [f"name: names\nstate_outcome_mappings: {{failed: failure}}\n{extra}capabilities:"]
+    names = list(capabilities)
+    for index, (name, spec) in enumerate(capabilities.items()):
+        before = f"[{names[index - 1]}]" if index else f"['!{name}']"
+        if spec.get("fails"):
+            lines += [f"  {name}:", "    interface: OperatorDecisionState",
+                      "    parameters: {outcomes: [done, failed], hint: step, suggestion: done}",
+                      f"    preconditions: {before}",
+                      f"    postconditions: {{completed: [{name}], failure: ['!{name}']}}"]
+        else:
+            lines += [f"  {name}:", "    interface: LogState", "    parameters: {text: step}",
+                      f"    preconditions: {before}", f"    postconditions: [{name}]"]
+    return "\n".join(lines) + "\n"
+
+
+def _meanings(capabilities: dict[str, dict]) -> dict[str, set[str]]:
+    """Oracle: every name with the things it names (activation ``_a``, outcomes ``_c``/``_f``,
+    pending ``_p`` of failure-capable ones, memory ``_m``, and the capability itself)."""
+    found: dict[str, set[str]] = {}
+    for cap, spec in capabilities.items():
+        derived = {"": "capability", "_a": "activation", "_c": "completion", "_f": "failure",
+                   "_m": "memory"} | ({"_p": "pending"} if spec.get("fails") else {})
+        for suffix, kind in derived.items():
+            found.setdefault(cap + suffix, set()).add(f"{kind} of {cap}")
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "a_a", "a_c", "a_f", "a_m", "a_p", "b", "b_c",
+                                        "a_c_a"]),
+                       st.fixed_dictionaries({"fails": st.booleans()}), min_size=1,
+                       max_size=4))
+def test_derived_names_never_alias(tmp_path_factory, capabilities):
+    """A catalog loads exactly when no name means two things; then the spec declares every
+    proposition once."""
+    from bdi_supervisor.catalog.loader import load_catalog
+
+    folder = tmp_path_factory.mktemp("names")
+    path = folder / "catalog.yaml"
+    path.write_text(_catalog(capabilities))
+    clashes = {name for name, meant in _meanings(capabilities).items() if len(meant) > 1}
+    if clashes:
+        with pytest.raises(InputError) as caught:
+            load_catalog(path)
+        assert "is both" in caught.value.message
+        assert any(f"'{name}'" in caught.value.message for name in clashes)
+        return
+    load_catalog(path)
+    mission = folder / "mission.yaml"
+    mission.write_text(f"name: names\ncatalog: catalog.yaml\nrequest:\n  initial_conditions: "
+                       f"[{next(iter(capabilities))}_a]\n  goals: [{list(capabilities)[-1]}]\n")
+    outcome = run_cli("supervisor", ["spec", mission, "--format", "json"])
+    assert outcome.code == 0, outcome.err
+    declared = [*json.loads(outcome.out)["inputs"], *json.loads(outcome.out)["outputs"]]
+    assert len(declared) == len(set(declared))
+
+
+@pytest.mark.parametrize("capabilities, extra, both", [
+    ({"pay": {}, "pay_c": {}}, "", ("capability 'pay_c'", "completed proposition of capability "
+                                    "'pay'")),
+    ({"x": {}, "x_a": {}}, "", ("capability 'x_a'", "activation of capability 'x'")),
+    ({"x": {"fails": True}, "x_p": {}}, "", ("capability 'x_p'", "pending proposition")),
+    ({"x": {}, "x_m": {}}, "", ("capability 'x_m'", "memory proposition of capability 'x'")),
+    ({"x": {}}, "variable_mappings:\n  sys_props:\n    x_a: {0: none, 1: one}\n",
+     ("variable 'x_a'", "activation of capability 'x'")),
+    ({"x": {}}, "memory:\n  sys_props:\n    x_c: false\n",
+     ("memory 'x_c'", "completed proposition of capability 'x'")),
+    ({"finished": {}}, "", ("capability 'finished'", "SM outcome proposition 'finished'")),
+])
+def test_aliasing_names_are_refused_naming_both(tmp_path, capabilities, extra, both):
+    mission = vending(tmp_path, catalog_text=_catalog(capabilities, extra))
+    outcome = run_cli("supervisor", ["spec", mission])
+    bad_input(outcome, "catalog.yaml", "is both", *both)
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("v" * 83, True), ("v" * 84, False), ("V1_mission", True), ("_hidden", False),
+    ("x" * 100, False)])
+def test_mission_names_that_cannot_name_a_package_are_refused_at_load(tmp_path, name, ok):
+    text = (MISSIONS / "vending.yaml").read_text().replace("../catalogs/vending.yaml",
+                                                           "catalog.yaml")
+    mission = vending(tmp_path, text.replace("name: vending", f"name: {name}"))
+    spec = run_cli("supervisor", ["spec", mission])
+    if not ok:
+        bad_input(spec, "mission.yaml", "key 'name'", "ROS package")
+        return
+    assert spec.code == 0, spec.err
+    outcome = run_cli("supervisor", ["synthesize", mission, "--out", tmp_path / "out",
+                                     "--quiet"])
+    assert outcome.code == 0, outcome.err
+
+
+# ------------------------------------------------------------------ files of another mission
+
+
+@pytest.fixture(scope="module")
+def saved_runs(tmp_path_factory):
+    """A vending and a coffee run folder and an explanation of two_rivers_goat_stays."""
+    out = tmp_path_factory.mktemp("saved")
+    for mission in ("vending", "coffee"):
+        assert run_cli("supervisor", ["synthesize", mission, "--out", out,
+                                      "--quiet"]).code == 0
+    explanation = out / "explanation.json"
+    run_cli("supervisor", ["explain", "two_rivers_goat_stays", "-o", explanation, "--json"])
+    return {"vending": out / "vending" / "one-hot-SP", "coffee": out / "coffee" / "one-hot-SP",
+            "explanation": explanation}
+
+
+@pytest.mark.parametrize("argv, refused", [
+    (["realize", "{coffee}/reduced.json", "--mission", "vending", "--out", "{tmp}"], True),
+    (["realize", "{vending}/reduced.json", "--mission", "coffee", "--out", "{tmp}"], True),
+    (["realize", "{vending}/reduced.json", "--mission", "vending", "--out", "{tmp}"], False),
+    (["run", "vending", "--from", "{coffee}"], True),
+    (["run", "coffee", "--from", "{coffee}", "--max-steps", "5"], False),
+    (["run", "vending", "--from", "{explanation}"], True),
+    (["run", "two_rivers", "--from", "{explanation}"], True),
+])
+def test_saved_files_of_another_mission_are_refused(saved_runs, tmp_path, argv, refused):
+    names = {**{f"{{{k}}}": str(v) for k, v in saved_runs.items()}, "{tmp}": str(tmp_path)}
+    argv = [next((a.replace(k, v) for k, v in names.items() if k in a), a) for a in argv]
+    outcome = run_cli("supervisor", argv)
+    if refused:
+        bad_input(outcome, "is not one of mission")
+        assert not (tmp_path / "behavior").exists()
+    else:
+        assert outcome.code in (0, 1) and not outcome.traceback, outcome.err

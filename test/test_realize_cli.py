@@ -50,7 +50,7 @@ def test_strategy_of_another_catalog_exits_2(tmp_path, capsys):
     path = tmp_path / "reduced.json"
     strategy_io.save(cases.vending_reduced_onehot(), path)
     _refused(tmp_path, capsys, path, str(MISSIONS / "coffee_extended.yaml"),
-             "not synthesized from this catalog")
+             "is not one of mission 'coffee_extended'")
 
 
 def test_behavior_and_package_names_can_be_chosen(tmp_path, capsys):

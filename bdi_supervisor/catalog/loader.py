@@ -612,7 +612,43 @@ def catalog_from_doc(doc: YamlDoc, mappings: dict[str, Any] | None = None) -> Ca
     names = _Names(catalog, outcome_props)
     catalog.capabilities = {c: _capability(doc, c, spec, catalog, names)
                             for c, spec in capabilities_raw.items()}
+    _check_distinct_names(doc, catalog)
     return catalog
+
+
+def _named(catalog: Catalog) -> Iterator[tuple[str, str, KeyPath]]:
+    """Every name a catalog's conditions, a mission's formulas or its spec use: ``(name, what it
+    is, where it comes from)``; a capability and the memory of that name are one name."""
+    for var in catalog.variables:
+        yield var, f"variable '{var}'", ("variable_mappings", var)
+    for name in catalog.memory:
+        yield name, f"memory '{name}'", ("memory", name)
+        yield f"{name}_m", f"the memory proposition of '{name}'", ("memory", name)
+    for cap, capability in catalog.capabilities.items():
+        where = ("capabilities", cap)
+        if cap not in catalog.memory:
+            yield cap, f"capability '{cap}'", where
+            yield f"{cap}_m", f"the memory proposition of capability '{cap}'", where
+        yield f"{cap}_a", f"the activation of capability '{cap}'", where
+        for outcome in catalog.transition_outcomes:
+            yield (f"{cap}_{catalog.outcome_suffix(outcome)}",
+                   f"the {outcome} proposition of capability '{cap}'", where)
+        if capability.failure_capable:
+            yield f"{cap}_p", f"the pending proposition of capability '{cap}'", where
+    for sm, prop in catalog.sm_outcome_mappings.items():
+        yield prop, f"the SM outcome proposition '{prop}'", ("sm_outcome_mappings", sm)
+
+
+def _check_distinct_names(doc: YamlDoc, catalog: Catalog) -> None:
+    """Refuse two things of one name (a capability ``pay_c`` and the completion proposition of
+    ``pay``): the spec would take one for the other without a word."""
+    seen: dict[str, str] = {}
+    for name, what, where in _named(catalog):
+        first = seen.setdefault(name, what)
+        if first != what:
+            raise doc.error(f"'{name}' is both {first} and {what}", where, found=name,
+                            expected="names whose derived propositions (_a, _m, _p and the "
+                                     "outcome letters) name nothing else")
 
 
 def load_catalog(path: str | Path, mapping_files: list[str | Path] | None = None) -> Catalog:

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.outpaths import check_output_dir
     from bdi_supervisor.realize.stage import realize_mission
+    from bdi_supervisor.specgen.match import check_variables
     from bdi_supervisor.synthesis import strategy as strategy_io
 
     try:
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
                          file=args.mission) from None
     mission = load_mission(args.mission)
     reduced = strategy_io.load(args.strategy)
+    check_variables(reduced.variables, mission, args.strategy, "strategy", reduced.name)
     check_output_dir(args.out, inside=("behavior",))  # never over an input just read
     result = realize_mission(
         reduced, mission, Path(args.out) / "behavior",

@@ -52,6 +52,9 @@ from bdi_supervisor.yamlsource import KeyPath, YamlDoc, file_problem, key_text, 
 TOP_KEYS = ("name", "description", "catalog", "mappings", "request", "constraints", "synthesis",
             *PASS_THROUGH)
 REQUEST_KEYS = ("initial_conditions", "goals", "sm_outcomes")
+#: a mission's name names its FlexBE behavior and, lower-cased, the behavior's ROS package
+#: ``<name>_flexbe_behaviors`` (a letter first, at most 100 characters)
+MAX_NAME = 100 - len("_flexbe_behaviors")
 SYNTHESIS_KEYS = ("encoding", "liveness", "pending", "declaration_order", "seed", "reordering",
                   "reordering_threshold", "max_growth", "time_budget_s", "node_budget")
 
@@ -173,6 +176,10 @@ def mission_from_doc(doc: YamlDoc) -> Mission:
     doc.check_keys(data, (), TOP_KEYS, required=("catalog",))
     name = data.get("name") or (Path(doc.file).stem if doc.file else "mission")
     check_identifier(doc, name, ("name",), "mission")
+    if not name[0].isalpha() or len(name) > MAX_NAME:
+        raise doc.error("the mission name cannot name its behavior's ROS package", ("name",),
+                        found=excerpt(name),
+                        expected=f"a letter first, at most {MAX_NAME} characters")
     description = data.get("description") or ""
     doc.expect(description, str, ("description",), "text")
     mappings = default_mappings()

@@ -118,6 +118,8 @@ def load_counter_run(path: Path, mission: Mission) -> Prepared:
     """The counter-run saved in an ``explanation.json`` as a supervisor to run (``run --from
     explanation.json --force ...`` replays it)."""
     from bdi_supervisor.explain.replay import mission_machine
+    from bdi_supervisor.limits import excerpt
+    from bdi_supervisor.specgen.match import check_variables
     from bdi_supervisor.synthesis.strategy import from_dict
     from bdi_supervisor.yamlsource import load_json
 
@@ -127,7 +129,12 @@ def load_counter_run(path: Path, mission: Mission) -> Prepared:
         raise InputError("the explanation has no counter-run", file=str(path),
                          key="counter_run.strategy",
                          expected="an explanation.json of an unrealizable mission")
+    if data.get("mission") != mission.name:
+        raise InputError(f"the explanation is not one of mission {mission.name!r}",
+                         file=str(path), key="mission", found=excerpt(data.get("mission")),
+                         expected=f"an explanation.json of mission {mission.name!r}")
     lasso = from_dict(run["strategy"], str(path))
+    check_variables(lasso.variables, mission, str(path), "counter-run")
     machine = mission_machine(lasso, mission)
     counts = {"raw": len(lasso.states), "reduced": len(lasso.states),
               "realized": len(machine.states)}

@@ -111,6 +111,7 @@ def load_folder(folder: Path, mission: Mission) -> Prepared:
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.realize.machine import build_machine
     from bdi_supervisor.realize.stage import mission_outcomes
+    from bdi_supervisor.specgen.match import check_variables
     from bdi_supervisor.synthesis import strategy as strategy_io
 
     reduced_path = folder / "reduced.json"
@@ -122,6 +123,7 @@ def load_folder(folder: Path, mission: Mission) -> Prepared:
         raise InputError("run folder has no reduced.json", file=str(folder),
                          expected="a folder written by bdi-supervisor synthesize --out")
     reduced = strategy_io.load(reduced_path)
+    check_variables(reduced.variables, mission, str(reduced_path), "strategy", reduced.name)
     raw_path = folder / "strategy.json"
     raw = strategy_io.load(raw_path) if raw_path.is_file() else None
     from bdi_supervisor.yamlsource import load_json
