@@ -64,10 +64,15 @@ class PropertyValue(Word):
     INCONCLUSIVE = "inconclusive"
     OUT_OF_MODEL = "out_of_model"
 
-
 #: SM outcomes that mean the mission failed: never a request's success outcome, and a run that ends
 #: in one has failed (the reference pipeline's request module counts the same four)
 FAILURE_SM_OUTCOMES = frozenset({"failed", "failure", "aborted", "canceled"})
+
+
+def success_outcome(outcomes) -> str | None:
+    """The success outcome among a request's SM ``outcomes``: the first that is not a failure
+    outcome (None: the mission has none, its behavior never reaches its goal by an outcome)."""
+    return next((outcome for outcome in outcomes if outcome not in FAILURE_SM_OUTCOMES), None)
 
 
 class ExitCode(IntEnum):
@@ -79,8 +84,20 @@ class ExitCode(IntEnum):
     NEGATIVE = 1
     #: bad input: one line on stderr naming the file, key or position, no traceback
     BAD_INPUT = 2
-    #: no verdict: a budget ran out first
+    #: no verdict: a budget ran out first (also a run stopped by its step limit)
     INCOMPLETE = 3
+    #: the supervisor node's run (``exit_when_done``) ended in one of the mission's designed
+    #: outcomes that is not its goal (``failed``, ``aborted``, ...; also an outcome the
+    #: assumptions exclude)
+    FAILURE_OUTCOME = 4
+    #: the supervisor node did not run the supervisor: its audit did not pass (or the hand-over
+    #: did not match what was audited)
+    AUDIT_REFUSED = 5
+    #: the engine broke: FlexBE onboard reported an error, died or fell silent, the behavior
+    #: ended without an outcome of the mission (an exception), an adapter broke
+    ENGINE_ERROR = 6
+    #: the run was stopped before its end (the behavior was preempted)
+    STOPPED = 7
     #: stopped by SIGINT (128 + 2)
     INTERRUPTED = 130
     #: standard output was a pipe whose reader went away (128 + SIGPIPE): the output was cut
@@ -90,5 +107,18 @@ class ExitCode(IntEnum):
     TERMINATED = 143
 
 
-__all__ = ["FAILURE_SM_OUTCOMES", "AuditVerdict", "ExitCode", "PropertyValue", "Realizability",
-           "Separation", "StageStatus", "Word"]
+#: what an exit code of the suite's nodes means, for the launch's message when one ends
+EXIT_MEANINGS = {
+    ExitCode.OK: "done",
+    ExitCode.NEGATIVE: "a negative verdict: the mission is unrealizable",
+    ExitCode.BAD_INPUT: "bad input, see its error above",
+    ExitCode.INCOMPLETE: "a budget ran out: synthesis or audit budget, or the run's step limit",
+    ExitCode.FAILURE_OUTCOME: "the run ended in an outcome of the mission that is not its goal",
+    ExitCode.AUDIT_REFUSED: "the supervisor was refused: its audit did not pass",
+    ExitCode.ENGINE_ERROR: "engine error: the behavior or its engine broke, see the log above",
+    ExitCode.STOPPED: "the run was stopped before its end",
+}
+
+
+__all__ = ["EXIT_MEANINGS", "FAILURE_SM_OUTCOMES", "AuditVerdict", "ExitCode", "PropertyValue",
+           "Realizability", "Separation", "StageStatus", "Word", "success_outcome"]

@@ -5,7 +5,8 @@ Only a supervisor whose audits passed runs: ``bdi-supervisor run`` checks the pi
 message (:func:`accept_handover`): it must name this node's mission, carry the audit verdict
 ``PASS`` and the sha256 of the ``reduced.json`` it hands over, and that file must still have
 that digest (a file changed after its audit is refused). :class:`RunState` is where a run of
-the supervisor node stands.
+the supervisor node stands; :attr:`RunState.exit_code` and :func:`no_handover_exit_code` are the
+exit codes of the nodes that end with ``exit_when_done`` (one per kind of ending, docs/ros2.md).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from bdi_supervisor.common import AuditVerdict
+from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability
 
 #: the audit verdict of a supervisor that may run
 PASS = AuditVerdict.PASS
@@ -46,6 +47,39 @@ class RunState(str, Enum):
     @property
     def final(self) -> bool:
         return self not in (RunState.WAITING, RunState.RUNNING)
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of a run that ended in this state (:data:`RUN_EXIT_CODES`)."""
+        return RUN_EXIT_CODES.get(self, ExitCode.ENGINE_ERROR)
+
+
+#: how each final run state ends a process: the goal 0, a designed outcome that is not the goal
+#: (or one the assumptions exclude) 4, the step limit 3 (a budget), a stop 7, an engine or
+#: adapter error 6, a refused supervisor 5
+RUN_EXIT_CODES = {
+    RunState.GOAL_REACHED: ExitCode.OK,
+    RunState.FAILED: ExitCode.FAILURE_OUTCOME,
+    RunState.ASSUMPTION_VIOLATED: ExitCode.FAILURE_OUTCOME,
+    RunState.STEP_LIMIT: ExitCode.INCOMPLETE,
+    RunState.STOPPED: ExitCode.STOPPED,
+    RunState.ERROR: ExitCode.ENGINE_ERROR,
+    RunState.ADAPTER_ERROR: ExitCode.ENGINE_ERROR,
+    RunState.REFUSED: ExitCode.AUDIT_REFUSED,
+}
+
+
+def no_handover_exit_code(synthesis: str | None, audit: str | None) -> int:
+    """The exit code of a pipeline that handed nothing over, from its synthesis verdict and
+    audit verdict: unrealizable 1, a budget that ran out (synthesis or audit) 3, an audit that
+    failed 5, anything else (an error: the mission could not be read or written) 2."""
+    if synthesis == Realizability.UNREALIZABLE:
+        return ExitCode.NEGATIVE
+    if synthesis == Realizability.INCOMPLETE or audit == AuditVerdict.INCOMPLETE:
+        return ExitCode.INCOMPLETE
+    if audit == AuditVerdict.FAIL:
+        return ExitCode.AUDIT_REFUSED
+    return ExitCode.BAD_INPUT
 
 
 class Refused(ValueError):

@@ -13,9 +13,10 @@ prefix onboard reads the realized behavior from, put first on onboard's ``AMENT_
 and ``PYTHONPATH``): a launch that cannot be set up starts no process at all.
 
 Any node's exit ends the launch and stops the other nodes (a node here runs for the whole
-launch): a non-zero exit makes the launch exit non-zero with a message naming the node; a clean
-one (``exit_when_done``, after a run that reached its goal) shuts the launch down with exit
-code 0.
+launch): a non-zero exit makes the launch exit non-zero with a message naming the node and what
+its code means; a clean one (``exit_when_done``, after a run that reached its goal) shuts the
+launch down with exit code 0. So does FlexBE onboard's exit, whatever its code, while the launch
+runs (``runner:=flexbe``): the run cannot go on without it.
 """
 
 from functools import partial
@@ -51,6 +52,16 @@ def _on_exit(spec, event, context):
     return [Shutdown(reason=launch_plan.on_node_exit(spec, event.returncode))]
 
 
+def _on_any_exit(event, context):
+    """FlexBE onboard, started by its own launch file, exiting while the launch runs."""
+    if context.is_shutdown:
+        return None
+    action = event.action
+    launch_plan.on_onboard_exit(getattr(action, "node_package", None),
+                                getattr(action, "node_executable", None), event.returncode)
+    return None
+
+
 def _share(package):
     try:
         return Path(get_package_share_directory(package))
@@ -83,6 +94,8 @@ def _actions(context):
                             Path(get_logging_directory()))
     launch_plan.prepare(plan)
     actions = [_include(include) for include in plan.includes]
+    if plan.includes:
+        actions.append(RegisterEventHandler(OnProcessExit(on_exit=_on_any_exit)))
     for spec in plan.nodes:
         node = Node(package=spec.package, executable=spec.executable, name=spec.name,
                     parameters=[*spec.parameter_files, spec.parameters],
@@ -108,7 +121,9 @@ def generate_launch_description():
                                           "log folder)"),
         DeclareLaunchArgument("exit_when_done", default_value="false",
                               choices=["true", "false"],
-                              description="end the launch when the run ends: exit code 0 when "
-                                          "the goal was reached, else 1"),
+                              description="end the launch when the run ends, or when the "
+                                          "synthesis hands nothing over: exit code 0 when the "
+                                          "goal was reached, else 1 (the node's own exit code "
+                                          "in the log says which ending)"),
         OpaqueFunction(function=_actions),
     ])

@@ -19,6 +19,7 @@ from bdi_supervisor.ros.flexbe_run import (
     FINISHED,
     READY,
     STARTED,
+    ContainerOutcomes,
     FlexbeRun,
     Handshake,
     Report,
@@ -98,7 +99,8 @@ def test_only_a_status_of_this_behavior_acknowledges():
 
 
 def run_of(reports: list[Report]) -> tuple[FlexbeRun, list[dict]]:
-    run = FlexbeRun("vending", BEHAVIOR, "0_prep_pay", ("soda",))
+    run = FlexbeRun("vending", BEHAVIOR, "0_prep_pay", ("soda",),
+                    outcomes=ContainerOutcomes.of(["finished", "failed"]))
     records = [run.start("vending_flexbe_behaviors.vending_sm")]
     for report in reports:
         records += run.report(report)
@@ -155,7 +157,8 @@ def test_the_monitor_core_accepts_status_records():
     from support.monitor_support import fresh_monitor
 
     monitor = fresh_monitor("beer_robot")
-    run = FlexbeRun("beer_robot", BEHAVIOR, monitor.model.machine.initial)
+    run = FlexbeRun("beer_robot", BEHAVIOR, monitor.model.machine.initial,
+                    outcomes=ContainerOutcomes.of(monitor.model.machine.outcomes))
     records = [run.start("beer_robot_flexbe_behaviors.beer_robot_sm")]
     records += run.report(Report(STARTED, BEHAVIOR))
     records += run.report(Report(FINISHED, BEHAVIOR, ("finished",)))

@@ -35,7 +35,8 @@ def test_plan_embedded_with_and_without_monitor(missions, tmp_path):
     assert plan.includes == ()
     synthesis, supervisor, monitor = plan.nodes
     assert synthesis.parameters == {"mission": str(missions / "watched.yaml"),
-                                    "use_sim_time": True, "output_dir": "/out"}
+                                    "use_sim_time": True, "output_dir": "/out",
+                                    "exit_when_done": False}
     assert supervisor.parameters["runner"] == "embedded"
     assert supervisor.parameters["monitor_node"] == monitor.name  # the run waits for it
     assert supervisor.parameter_files == (str(tmp_path / "supervisor_node.yaml"),)
@@ -97,13 +98,16 @@ def test_a_missing_onboard_is_a_clear_error_naming_what_was_looked_for(tmp_path)
         assert str(place) in str(caught.value)
 
 
-def test_exit_when_done_goes_to_the_supervisor(missions):
+def test_exit_when_done_goes_to_the_supervisor_and_the_synthesis(missions):
+    """Both end with the launch: the supervisor when the run ends, the synthesis node when it
+    hands nothing over (an unrealizable mission would otherwise keep the launch waiting)."""
     for runner in launch_plan.RUNNERS:
         done = launch_plan.plan(missions / "plain.yaml", runner, exit_when_done=True,
                                 output_dir="/out")
         assert done.nodes[1].parameters["exit_when_done"] is True
-        assert "exit_when_done" not in done.nodes[0].parameters
-    assert launch_plan.plan(missions / "plain.yaml").nodes[1].parameters["exit_when_done"] is False
+        assert done.nodes[0].parameters["exit_when_done"] is True
+    plain = launch_plan.plan(missions / "plain.yaml")
+    assert [n.parameters["exit_when_done"] for n in plain.nodes] == [False, False]
     with pytest.raises(InputError, match="true or false"):
         launch_plan.parse_bool("exit_when_done", "sometimes")
 
@@ -141,13 +145,28 @@ def test_the_mission_is_validated_in_full_before_any_node(missions, extra, key, 
     assert caught.value.file == str(bad) and key in str(caught.value), caught.value
 
 
-def test_any_node_exit_ends_the_launch_and_an_error_makes_it_fail(missions):
+@pytest.mark.parametrize("code, why", [
+    (1, "unrealizable"), (2, "bad input"), (3, "budget ran out"), (4, "not its goal"),
+    (5, "audit did not pass"), (6, "engine error"), (7, "stopped"), (-9, "killed by signal 9"),
+    (70, "see its log")])
+def test_any_node_exit_ends_the_launch_and_an_error_makes_it_fail(missions, code, why):
+    """The launch's message says what the node's own exit code means (the launch exits 1)."""
     supervisor = launch_plan.plan(missions / "plain.yaml").nodes[1]
     assert "finished" in launch_plan.on_node_exit(supervisor, 0)
-    for code, why in ((2, "bad input"), (1, "not accomplished"), (-9, "signal 9"), (70, "log")):
-        with pytest.raises(launch_plan.NodeFailed, match=why) as caught:
-            launch_plan.on_node_exit(supervisor, code)
-        assert f"bdi_supervisor (supervisor_node) exited with code {code}" in str(caught.value)
+    with pytest.raises(launch_plan.NodeFailed, match=why) as caught:
+        launch_plan.on_node_exit(supervisor, code)
+    assert f"bdi_supervisor (supervisor_node) exited with code {code}" in str(caught.value)
+
+
+@pytest.mark.parametrize("code", [0, 1, -9, -15])
+def test_onboard_exit_stops_the_launch_whatever_its_code(code):
+    """FlexBE onboard (started by its own launch file) exiting while the launch runs: the run
+    cannot go on; other processes' exits are the node handlers' business."""
+    with pytest.raises(launch_plan.NodeFailed, match="FlexBE onboard") as caught:
+        launch_plan.on_onboard_exit("flexbe_onboard", "start_behavior", code)
+    assert f"exited with code {code}" in str(caught.value)
+    assert launch_plan.on_onboard_exit("bdi_supervisor", "supervisor_node", code) is None
+    assert launch_plan.on_onboard_exit(None, None, code) is None
 
 
 def test_missions_resolve_by_name_or_path(missions):

@@ -14,9 +14,17 @@ runs would be taken as a behavior switch.
 **Reports.** Every ``BEStatus`` received during the run (:class:`Report`) goes into the run's
 diagnostics (:meth:`FlexbeRun.values`) and into its BDI-state stream as a ``status`` record
 (:mod:`bdi_supervisor.runtime.bdi_state`): ``start`` when the selection is first sent, one
-``status`` per ``BEStatus``, ``end`` when FlexBE finished the behavior (``args[0]`` is the
-container outcome: a failure outcome ends ``failed``, ``preempted`` ends ``stopped``, any other
-``goal_reached``), failed it (FAILED, ERROR) or never acknowledged it (``failed``).
+``status`` per ``BEStatus``, ``end`` when FlexBE finished the behavior, failed it (FAILED,
+ERROR) or never acknowledged it (``failed``).
+
+**Outcomes** (:func:`outcome_state`). FINISHED carries ``[str(outcome)]`` of the behavior's
+container. Only the mission's success outcome (:func:`~bdi_supervisor.common.success_outcome`
+of the behavior's container outcomes) is the goal; its other container outcomes are the
+mission's designed endings (``failed``); ``preempted`` is a stop; anything else is an engine
+error: ``None`` (FlexBE 3.x and 4.x end a behavior whose state raised with ``None``, as they do
+a behavior cut short by onboard's shutdown), an outcome the behavior does not have, any outcome
+of a behavior without container outcomes. docs/flexbe.md has the table of what each FlexBE line
+sends.
 
 BEStatus codes (``flexbe_msgs/BEStatus``): STARTED 0, FINISHED 1, FAILED 2, LOCKED 4, WAITING 5,
 SWITCHING 6, WARNING 10, ERROR 11, READY 20, RUNNING 30.
@@ -26,12 +34,13 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bdi_supervisor.common import success_outcome
 from bdi_supervisor.handover import RunState
 from bdi_supervisor.runtime.bdi_state import Record, make_record
-from bdi_supervisor.runtime.executor import FAILURE_OUTCOMES
 
 STARTED, FINISHED, FAILED, ERROR, READY = 0, 1, 2, 11, 20
 CODE_NAMES = {0: "STARTED", 1: "FINISHED", 2: "FAILED", 4: "LOCKED", 5: "WAITING",
@@ -120,11 +129,43 @@ class Handshake:
                 "that behavior_id)")
 
 
-def outcome_state(outcome: str) -> RunState:
-    """The run state of a behavior FlexBE finished with container outcome ``outcome``."""
+@dataclass(frozen=True)
+class ContainerOutcomes:
+    """The behavior's container outcomes as the mission means them: ``goal`` (its success
+    outcome, None when it has none) and ``others`` (its designed endings that are not the
+    goal)."""
+
+    goal: str | None = None
+    others: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, outcomes: Iterable[str]) -> ContainerOutcomes:
+        """Split a behavior's container ``outcomes`` (the supervisor machine's, in order)."""
+        outcomes = tuple(outcomes)
+        goal = success_outcome(outcomes)
+        return cls(goal, tuple(o for o in outcomes if o != goal))
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return ((self.goal,) if self.goal is not None else ()) + self.others
+
+
+def outcome_state(outcome: str | None, outcomes: ContainerOutcomes) -> tuple[RunState, str]:
+    """The run state, and why, of a behavior FlexBE finished with ``outcome`` (its FINISHED
+    report's first argument; None when it carried none)."""
+    if outcome is not None and outcome == outcomes.goal:
+        return RunState.GOAL_REACHED, f"FlexBE behavior finished: {outcome} (the mission's goal)"
+    if outcome in outcomes.others:
+        return RunState.FAILED, (f"FlexBE behavior finished: {outcome} (an outcome of the "
+                                 "mission that is not its goal)")
     if outcome == PREEMPTED:
-        return RunState.STOPPED
-    return RunState.FAILED if outcome in FAILURE_OUTCOMES else RunState.GOAL_REACHED
+        return RunState.STOPPED, "FlexBE behavior preempted"
+    if outcome in (None, "", "None"):
+        return RunState.ERROR, ("FlexBE behavior ended without an outcome (None): a state raised "
+                                "an exception or onboard shut down; see onboard's log")
+    known = ", ".join(outcomes.all) or "none: the behavior has no container outcomes"
+    return RunState.ERROR, (f"FlexBE behavior finished with '{outcome}', not an outcome of "
+                            f"the behavior ({known})")
 
 
 @dataclass
@@ -135,6 +176,8 @@ class FlexbeRun:
     behavior_id: int
     initial_state: str
     goals: tuple[str, ...] = ()
+    #: the behavior's container outcomes (none known: no FINISHED is the goal)
+    outcomes: ContainerOutcomes = field(default_factory=ContainerOutcomes)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     reports: list[Report] = field(default_factory=list)
     state: RunState = RunState.WAITING
@@ -161,9 +204,8 @@ class FlexbeRun:
         if report.behavior_id != self.behavior_id:
             return records
         if report.code == FINISHED:
-            self.outcome = report.args[0] if report.args else ""
-            return records + self.end(outcome_state(self.outcome),
-                                      f"FlexBE behavior finished: {self.outcome}")
+            self.outcome = report.args[0] if report.args else None
+            return records + self.end(*outcome_state(self.outcome, self.outcomes))
         if report.code in (FAILED, ERROR):
             return records + self.end(RunState.ERROR, f"FlexBE onboard reported "
                                       f"{report.describe()}; see onboard's log")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bdi_supervisor.common import ExitCode
+from bdi_supervisor.common import EXIT_MEANINGS, ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.install import PrefixPaths, prepare_prefix
 
@@ -35,6 +35,8 @@ PACKAGE = "bdi_supervisor"
 RUNNERS = ("embedded", "flexbe")
 EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
+#: the executable onboard's launch file starts (FlexBE 2.3, 3.0, 4.0)
+ONBOARD_EXECUTABLE = "start_behavior"
 #: folders of ``share/<package>`` searched for an included launch file, in order: ``launch/`` by
 #: ROS convention, then the share folder itself (where FlexBE 2.3 and 4.x install
 #: ``behavior_onboard.launch.py``)
@@ -156,11 +158,8 @@ def on_node_exit(node: NodeSpec, code: int) -> str:
     exit code."""
     what = f"{node.name} ({node.executable})"
     if code != ExitCode.OK:
-        why = {ExitCode.NEGATIVE: "mission not accomplished",
-               ExitCode.BAD_INPUT: "bad input, see its error above"}.get(code, "see its log above")
-        if code < 0:
-            why = f"killed by signal {-code}"
-        raise NodeFailed(f"{what} exited with code {code} ({why}); stopping the launch")
+        raise NodeFailed(f"{what} exited with code {code} ({exit_meaning(code)}); stopping the "
+                         "launch")
     return f"{what} finished"
 
 
@@ -188,6 +187,23 @@ def _onboard(use_sim_time: bool, prefix: Path) -> IncludeSpec:
                         ("PYTHONPATH", str(paths.python_path))))
 
 
+def exit_meaning(code: int) -> str:
+    """What a process's exit ``code`` means (negative: the signal that killed it)."""
+    if code < 0:
+        return f"killed by signal {-code}"
+    return EXIT_MEANINGS.get(code, "see its log above")
+
+
+def on_onboard_exit(package: str | None, executable: str | None, code: int) -> None:
+    """FlexBE onboard's process (``flexbe_onboard``'s ``start_behavior``, started by its own
+    launch file) exited while the launch runs: the run cannot go on, so the launch stops with a
+    non-zero exit naming it (:class:`NodeFailed`). Any other process: nothing."""
+    if (package, executable) != (ONBOARD[0], ONBOARD_EXECUTABLE):
+        return
+    raise NodeFailed(f"FlexBE onboard ({package}/{executable}) exited with code {code} "
+                     f"({exit_meaning(code)}) while the run needs it; stopping the launch")
+
+
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
          config_dir: Path | None = None, output_dir: str = "",
          exit_when_done: bool = False, log_dir: Path | None = None) -> LaunchPlan:
@@ -196,10 +212,12 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
     properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``. ``config_dir`` holds
     ``<executable>.yaml`` parameter files, used where present. ``exit_when_done`` goes to the
-    supervisor node: it exits when the run ends (0 on the goal, 1 otherwise), which ends the
-    launch with that result (:func:`on_node_exit`). An empty ``output_dir`` is the
-    :func:`run_folder` under ``log_dir`` (the ROS log folder) when ``log_dir`` is given, else
-    the synthesis node's own; ``runner:=flexbe`` needs one of them: its prefix goes there.
+    supervisor node: it exits when the run ends (0 on the goal, else the ending's code), and
+    to the synthesis node: it exits when it hands nothing over (1 unrealizable, 3 a budget,
+    5 the audit failed), which ends the launch with that result (:func:`on_node_exit`). An empty
+    ``output_dir`` is the :func:`run_folder` under ``log_dir`` (the ROS log folder) when
+    ``log_dir`` is given, else the synthesis node's own; ``runner:=flexbe`` needs one of them:
+    its prefix goes there.
     """
     if runner not in RUNNERS:
         raise InputError("unknown runner", key="runner", found=repr(runner),
@@ -213,7 +231,8 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
             raise ValueError("runner flexbe needs output_dir or log_dir")
         prefix = Path(output_dir) / FLEXBE_PREFIX
     common = {"mission": str(mission), "use_sim_time": use_sim_time}
-    wanted = [("synthesis_node", "bdi_synthesis", {"output_dir": output_dir}),
+    wanted = [("synthesis_node", "bdi_synthesis",
+               {"output_dir": output_dir, "exit_when_done": exit_when_done}),
               ("supervisor_node", "bdi_supervisor",
                {"runner": runner, "exit_when_done": exit_when_done,
                 **({"flexbe_prefix": str(prefix)} if prefix is not None else {})})]

@@ -11,8 +11,10 @@ Parameters:
   (empty/0: the mission's ``runner`` section);
 - ``ros_adapters`` (string): YAML file mapping capabilities to ROS 2 service/action adapters
   (:mod:`bdi_supervisor.ros.adapters`), bound instead of the mission's adapters;
-- ``exit_when_done`` (bool, default false): end the process when the run ends, exit code 0 if
-  the mission goal was reached, else 1;
+- ``exit_when_done`` (bool, default false): end the process when the run ends (or is refused),
+  with one exit code per kind of ending (:attr:`~bdi_supervisor.handover.RunState.exit_code`:
+  0 the goal, 3 the step limit, 4 a designed outcome that is not the goal, 5 refused, 6 an
+  engine or adapter error, 7 stopped; docs/ros2.md);
 - ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``;
 - ``flexbe_prefix`` (string): a run-time ament prefix on FlexBE onboard's paths
   (``mission.launch.py`` sets it with ``runner:=flexbe``): the realized behavior is installed
@@ -21,6 +23,8 @@ Parameters:
 - ``flexbe_timeout`` (float s, default 30), ``flexbe_resend_period`` (float s, default 5): how
   long a ``runner:=flexbe`` run waits for onboard to acknowledge the behavior, and how often it
   re-sends the selection meanwhile (:mod:`bdi_supervisor.ros.flexbe_run`);
+- ``flexbe_heartbeat_timeout`` (float s, default 3): once onboard acknowledged, a run without
+  its heartbeat for that long ends with an error (:mod:`bdi_supervisor.ros.flexbe_watch`);
 - ``monitor_node`` (string, default empty): the monitor that must hear the run from its first
   record. An embedded run starts only once a node of this name (or fully qualified name, when it
   contains ``/``) is subscribed to ``bdi_supervisor/bdi_state`` and matched with this node's
@@ -41,8 +45,9 @@ Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on
 ``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, installed into
 ``flexbe_prefix`` or built into the workspace) once onboard subscribes, re-sends until a
 ``BEStatus`` on ``flexbe/status`` acknowledges it or the timeout ends the run, and reports every
-``BEStatus``
-(:mod:`bdi_supervisor.ros.flexbe_run`). Both publish the run's state on ``/diagnostics``
+``BEStatus`` (:mod:`bdi_supervisor.ros.flexbe_run`); then watches onboard's heartbeat, its
+``flexbe/status`` publisher and its ``flexbe/log`` errors
+(:mod:`bdi_supervisor.ros.flexbe_watch`). Both publish the run's state on ``/diagnostics``
 (``bdi_supervisor: run``).
 """
 
@@ -62,7 +67,16 @@ from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.handover import RunState
 from bdi_supervisor.realize.install import install_behavior
-from bdi_supervisor.ros import diagnostics, flexbe_run, flexbe_start, params, qos, topics, wire
+from bdi_supervisor.ros import (
+    diagnostics,
+    flexbe_run,
+    flexbe_start,
+    flexbe_watch,
+    params,
+    qos,
+    topics,
+    wire,
+)
 from bdi_supervisor.ros.launch_plan import RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
@@ -118,6 +132,9 @@ class SupervisorNode(SuiteNode):
         self.flexbe_resend = params.positive("flexbe_resend_period", params.declare(
             self, "flexbe_resend_period", flexbe_run.DEFAULT_RESEND_PERIOD,
             "seconds between BehaviorSelection re-sends until onboard acknowledges"))
+        self.heartbeat_timeout = params.positive("flexbe_heartbeat_timeout", params.declare(
+            self, "flexbe_heartbeat_timeout", flexbe_watch.DEFAULT_HEARTBEAT_TIMEOUT,
+            "seconds without onboard's heartbeat that end a running FlexBE run"))
         self.mission = load_mission(mission_path)
         self.ros_adapters = self._adapters(adapters_file) if adapters_file else {}
         self.stop = threading.Event()
@@ -126,6 +143,7 @@ class SupervisorNode(SuiteNode):
         self.result = None
         self.flexbe_run: flexbe_run.FlexbeRun | None = None
         self.handshake: flexbe_run.Handshake | None = None
+        self.watch: flexbe_watch.OnboardWatch | None = None
         self.bdi = self.create_publisher(String, topics.BDI_STATE, qos.STREAM)
         self.diagnostics = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                  qos.DIAGNOSTICS)
@@ -148,14 +166,18 @@ class SupervisorNode(SuiteNode):
 
     def _flexbe_endpoints(self):
         try:
-            from flexbe_msgs.msg import BehaviorSelection, BEStatus
+            from flexbe_msgs.msg import BehaviorLog, BehaviorSelection, BehaviorSync, BEStatus
         except ImportError:
             raise ParameterError("runner", "flexbe", "embedded, or FlexBE (flexbe_msgs) "
                                  "installed in this ROS environment") from None
         return {"selection": BehaviorSelection,
                 "start": self.create_publisher(BehaviorSelection, topics.FLEXBE_START, 10),
                 "status": self.create_subscription(BEStatus, topics.FLEXBE_STATUS,
-                                                   self._on_flexbe_status, 10)}
+                                                   self._on_flexbe_status, 10),
+                "heartbeat": self.create_subscription(BehaviorSync, flexbe_watch.HEARTBEAT_TOPIC,
+                                                      self._on_flexbe_heartbeat, 10),
+                "log": self.create_subscription(BehaviorLog, flexbe_watch.LOG_TOPIC,
+                                                self._on_flexbe_log, 100)}
 
     # -- hand-over ----------------------------------------------------------------------------
     def _on_handover(self, message: String) -> None:
@@ -182,6 +204,8 @@ class SupervisorNode(SuiteNode):
         self.get_logger().error(f"not running: {why}")
         self.state, self.detail = RunState.REFUSED, why
         self.publish_status()
+        if self.exit_when_done:
+            self.finish(self.state.exit_code)
 
     # -- running ------------------------------------------------------------------------------
     def start(self, folder: Path) -> None:
@@ -196,7 +220,7 @@ class SupervisorNode(SuiteNode):
             return
         self.folder = folder
         if self.runner == "flexbe":
-            self._start_flexbe(folder, prepared.machine.initial)
+            self._start_flexbe(folder, prepared.machine)
             return
         if self.monitor_node and not self.monitor_ready():
             deadline = self.get_clock().now().nanoseconds + int(self.monitor_timeout * 1e9)
@@ -254,7 +278,7 @@ class SupervisorNode(SuiteNode):
                                          options=options, callbacks=[self._publish_record],
                                          stop=self.stop, adapters=self.ros_adapters)
             self.state, self.detail = RunState(self.result.status), self.result.reason
-            code = ExitCode.OK if self.result.goal_reached else ExitCode.NEGATIVE
+            code = self.state.exit_code
         except InputError as error:
             self.state, self.detail, code = RunState.ERROR, error.describe(), ExitCode.BAD_INPUT
             self.get_logger().error(f"cannot run: {error.describe()}")
@@ -267,21 +291,25 @@ class SupervisorNode(SuiteNode):
         self.bdi.publish(String(data=wire.encode_record(record)))
 
     # -- FlexBE -------------------------------------------------------------------------------
-    def _start_flexbe(self, folder: Path, initial_state: str) -> None:
+    def _start_flexbe(self, folder: Path, machine) -> None:
         package_path, module_file = flexbe_start.find_behavior(folder / "behavior")
         if self.flexbe_prefix:
             try:
                 installed = install_behavior(folder / "behavior", self.flexbe_prefix)
             except InputError as error:
-                self._refuse(f"cannot install the behavior: {error.describe()}")
+                self.get_logger().error(f"cannot install the behavior: {error.describe()}")
+                self.state, self.detail = RunState.ERROR, (
+                    f"cannot install the behavior: {error.describe()}")
+                self._verdict(ExitCode.BAD_INPUT)
                 return
             module_file = installed.module_file
             self.get_logger().info(f"installed {package_path} into {self.flexbe_prefix} "
                                    f"(version {installed.version})")
         self.selection = flexbe_start.selection(package_path, module_file, self.autonomy)
         goals = tuple(goal.text for goal in self.mission.request.goals)
-        self.flexbe_run = flexbe_run.FlexbeRun(self.mission.name, self.selection.behavior_id,
-                                               initial_state, goals)
+        self.flexbe_run = flexbe_run.FlexbeRun(
+            self.mission.name, self.selection.behavior_id, machine.initial, goals,
+            outcomes=flexbe_run.ContainerOutcomes.of(machine.outcomes))
         self.handshake = flexbe_run.Handshake(self.selection.behavior_id, time.monotonic(),
                                               self.flexbe_timeout, self.flexbe_resend)
         self.state, self.detail = RunState.RUNNING, (
@@ -298,6 +326,12 @@ class SupervisorNode(SuiteNode):
 
     def _flexbe_handshake(self) -> None:
         if self.handshake is None or self.flexbe_run.state.final:
+            return
+        if self.watch is not None:
+            why = self.watch.check(time.monotonic(),
+                                   self.count_publishers(self.flexbe["status"].topic_name))
+            if why is not None:
+                self._flexbe_records(self.flexbe_run.end(RunState.ERROR, why))
             return
         matched = self.onboard_matched()
         action = self.handshake.step(time.monotonic(), matched)
@@ -323,8 +357,18 @@ class SupervisorNode(SuiteNode):
                                    message.stamp.sec * 1_000_000_000 + message.stamp.nanosec)
         if self.handshake.acknowledge(report) and self.handshake.acknowledged is report:
             self.get_logger().info(f"FlexBE onboard acknowledged: {report.describe()}")
+            self.watch = flexbe_watch.OnboardWatch(time.monotonic(), self.heartbeat_timeout)
         self.get_logger().info(f"BEStatus {report.describe()}")
         self._flexbe_records(self.flexbe_run.report(report))
+
+    def _on_flexbe_heartbeat(self, message) -> None:
+        if self.watch is not None:
+            self.watch.beat(time.monotonic())
+
+    def _on_flexbe_log(self, message) -> None:
+        why = flexbe_watch.state_exception(int(message.status_code), str(message.text))
+        if why is not None and self.watch is not None and not self.flexbe_run.state.final:
+            self._flexbe_records(self.flexbe_run.end(RunState.ERROR, why))
 
     def _flexbe_records(self, records: list[dict]) -> None:
         for record in records:
@@ -339,7 +383,7 @@ class SupervisorNode(SuiteNode):
         log = self.get_logger().info if self.state.healthy else self.get_logger().error
         log(f"run ended: {self.state.value} ({self.detail})")
         if self.exit_when_done:
-            self.finish(ExitCode.OK if self.state == RunState.GOAL_REACHED else ExitCode.NEGATIVE)
+            self.finish(self.state.exit_code)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:

@@ -7,7 +7,13 @@ Parameters:
   created if missing; empty: a new folder ``bdi_supervisor/<mission>_<date>-<time>_<pid>`` under
   the ROS log folder (``ROS_LOG_DIR``, else ``$ROS_HOME/log``, else ``~/.ros/log``, as rcl
   decides it), kept like the other ROS logs. One that cannot be created or written ends the
-  node at start-up (exit 2).
+  node at start-up (exit 2);
+- ``exit_when_done`` (bool, default false): when the start-up pipeline hands nothing over, end
+  the process with the verdict's exit code
+  (:func:`~bdi_supervisor.handover.no_handover_exit_code`: 1 unrealizable, 3 a budget ran out,
+  5 the audit failed, 2 an error), after logging it and, for an unrealizable mission, the
+  ``bdi-supervisor explain`` command that says why. ``mission.launch.py`` sets it with its own
+  ``exit_when_done``, so such a launch ends instead of waiting for a hand-over that never comes.
 
 At start-up (and on each ``bdi_supervisor/resynthesize`` call, std_srvs/Trigger) it runs
 spec → well-separation → synthesis → audit → reduce → audit → realize into a run folder, then
@@ -24,11 +30,12 @@ publishes:
 
 A mission that cannot be read is a bad parameter (exit 2); a pipeline that finds the mission
 unrealizable or its strategy defective is a result, published as above, and the node stays up to
-serve re-synthesis.
+serve re-synthesis (unless ``exit_when_done``).
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -40,7 +47,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from bdi_supervisor import handover
-from bdi_supervisor.common import AuditVerdict, StageStatus
+from bdi_supervisor.common import AuditVerdict, Realizability, StageStatus
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.ros import diagnostics, launch_plan, params, qos, topics, wire
 from bdi_supervisor.ros.node_main import SuiteNode, interruptible, run
@@ -93,6 +100,23 @@ def run_pipeline(mission_file: Path, folder: Path) -> dict[str, Any]:
     return record
 
 
+def explain_command(record: dict[str, Any]) -> str:
+    """The command that explains the unrealizable mission of a summary ``record``, its
+    explanation saved beside the attempt's other files."""
+    folder = Path(str(record.get("folder") or "."))
+    return (f"bdi-supervisor explain {shlex.quote(str(record.get('mission_file')))} "
+            f"-o {shlex.quote(str(folder / 'explanation.json'))}")
+
+
+def verdict_line(record: dict[str, Any], code: int) -> str:
+    """What the node logs when it ends with ``exit_when_done`` after handing nothing over."""
+    mission = str(record.get("mission"))
+    line = f"{mission}: {pipeline_status(record, mission).message}; exit {code}"
+    if record.get("status") == Realizability.UNREALIZABLE:
+        line += f"; why: {explain_command(record)}"
+    return line
+
+
 def default_output_dir(mission: str, when: float | None = None) -> Path:
     """``<ROS log folder>/bdi_supervisor/<mission>_<date>-<time>_<pid>``: one folder per node
     start, beside the ROS logs of the same launch (``mission.launch.py`` names it itself and
@@ -129,6 +153,8 @@ class SynthesisNode(SuiteNode):
         self.mission_file = params.mission_file("mission", params.declare(
             self, "mission", "", "mission file"))
         output = params.declare(self, "output_dir", "", "folder for the run folders")
+        self.exit_when_done = params.declare(self, "exit_when_done", False,
+                                             "end the process when nothing is handed over")
         self.mission = load_mission(self.mission_file)  # bad mission: exit 2 before any work
         self.output_dir = params.writable_dir(
             "output_dir", output or str(default_output_dir(self.mission.name)))
@@ -140,7 +166,11 @@ class SynthesisNode(SuiteNode):
                                                  qos.DIAGNOSTICS)
         self.service = self.create_service(Trigger, topics.RESYNTHESIZE, self._on_resynthesize)
         self.timer = self.create_timer(1.0, self.publish_status)
-        self.synthesize()
+        record = self.synthesize()
+        if self.exit_when_done and not record["handed_over"]:
+            code = handover.no_handover_exit_code(record.get("status"), record.get("audit"))
+            self.get_logger().error(verdict_line(record, code))
+            self.finish(code)
 
     def synthesize(self) -> dict[str, Any]:
         """One pipeline attempt: run, publish the record, hand over on PASS."""

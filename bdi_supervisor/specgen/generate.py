@@ -45,7 +45,7 @@ import dataclasses
 import random
 
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
-from bdi_supervisor.common import FAILURE_SM_OUTCOMES
+from bdi_supervisor.common import success_outcome
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.mission.model import Mission, MissionFormula, Request
 from bdi_supervisor.options import SynthesisOptions
@@ -98,8 +98,8 @@ class _Builder:
         self.caps = caps if options.declaration_order == "as-written" else sorted(caps)
         self.real_caps = [c for c in self.caps if c != BOOTSTRAP_CAPABILITY]
         self.sm = [catalog.sm_outcome_mappings[o] for o in request.sm_outcomes]
-        self.success = next((catalog.sm_outcome_mappings[o] for o in request.sm_outcomes
-                             if o not in FAILURE_SM_OUTCOMES), None)
+        success = success_outcome(request.sm_outcomes)
+        self.success = None if success is None else catalog.sm_outcome_mappings[success]
         self.failure_capable = [c for c in self.real_caps
                                 if catalog.capabilities[c].failure_capable]
         self.memory = self._memory_names()
