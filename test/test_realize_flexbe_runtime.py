@@ -18,7 +18,6 @@ supervisor machine's.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 import random
@@ -42,7 +41,6 @@ except ImportError as error:  # pragma: no cover - depends on the ROS installati
 from flexbe_support.scripted_state import ScriptedState
 from support.ros_helpers import next_domain
 
-from bdi_supervisor.catalog.model import Parameter
 from bdi_supervisor.realize.machine import build_machine, edges_from_provenance
 from bdi_supervisor.realize.stage import realize
 
@@ -99,13 +97,6 @@ def _import(result, tmp_path):
     return getattr(module, result.package.names.class_name)
 
 
-def _scripted(catalog):
-    caps = {name: dataclasses.replace(
-        cap, interface=SCRIPTED, parameters=(Parameter("outcomes", list(cap.flexbe_outcomes)),))
-        for name, cap in catalog.capabilities.items()}
-    return dataclasses.replace(catalog, capabilities=caps)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_behavior_imports_and_creates(name, node, tmp_path):
     pytest.importorskip("flexbe_states", reason=STACK_MISSING.format(what="FlexBE's flexbe_states"))
@@ -122,7 +113,7 @@ def test_generated_behavior_imports_and_creates(name, node, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_behavior_runs_scripted_outcomes_like_the_machine(name, seed, node, tmp_path):
     strategy, catalog, edges = CASES[name]
-    scripted = _scripted(catalog)
+    scripted = cases.bind_states(catalog, SCRIPTED)
     machine = build_machine(strategy, scripted, edges=edges)
     rng = random.Random(seed)
     # the machine's own walk under random outcomes: the expected FlexBE trace

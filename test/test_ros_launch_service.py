@@ -38,6 +38,7 @@ from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from support.ros_helpers import (  # noqa: E402
+    TimedOutput,
     ament_prefix,
     latest_status,
     spin_until,
@@ -97,6 +98,27 @@ def test_a_node_exiting_with_an_error_stops_the_others_and_fails_the_launch(laun
     assert "sending signal 'SIGINT' to process[supervisor_node" in output, output
     assert "[supervisor_node-2]: process has finished cleanly" in output, output
     assert "Traceback" not in output, output
+
+
+@pytest.mark.parametrize("mission", ["two_rivers_goat_stays", "logistics_p0_holding_start"])
+def test_an_unrealizable_mission_ends_the_launch_with_its_verdict(launch_env, mission):
+    """With ``exit_when_done`` the synthesis node ends with the verdict (exit 1), naming the
+    ``bdi-supervisor explain`` command; the launch exits 1 within 5 s of it (it waited for a
+    hand-over for ever before)."""
+    launch = TimedOutput(start_launch(LAUNCH_FILE, [f"mission:={mission}",
+                                                    "exit_when_done:=true"], launch_env))
+    try:
+        verdict = launch.wait_for("UNREALIZABLE; no supervisor handed over; exit 1", 120)
+        code, ended = launch.wait_exit(60)
+    finally:
+        _, output = launch.stop()
+    assert verdict is not None and code == 1, output
+    assert ended - verdict < 5.0, (ended - verdict, output)
+    assert f"why: bdi-supervisor explain {ROOT / 'config' / 'missions' / mission}.yaml -o " \
+        in output, output
+    assert "[supervisor_node-2]: process has finished cleanly" in output, output
+    assert "Traceback" not in output, output
+    print(f"launch ended {ended - verdict:.2f} s after the verdict ({mission}, runner embedded)")
 
 
 def test_the_monitor_hears_the_whole_beer_robot_run(launch_env, rclpy_context, tmp_path):

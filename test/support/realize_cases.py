@@ -7,6 +7,8 @@ to four capability states plus the ``finished`` outcome.
 
 from __future__ import annotations
 
+import dataclasses
+
 from bdi_supervisor.catalog.model import Capability, Catalog, EnumVariable, Parameter
 from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
@@ -185,3 +187,13 @@ VENDING_EXPECTED = {
     "3_select": {"done": "4_soda"},
     "4_soda": {"soda": "finished", "failed": "4_soda"},
 }
+
+
+def bind_states(catalog: Catalog, interface: str) -> Catalog:
+    """``catalog`` with every capability bound to the state class ``interface`` (a module path),
+    which takes the capability's FlexBE outcomes as its one parameter ``outcomes`` (the test
+    states of ``test/flexbe_support``)."""
+    caps = {name: dataclasses.replace(
+        cap, interface=interface, parameters=(Parameter("outcomes", list(cap.flexbe_outcomes)),))
+        for name, cap in catalog.capabilities.items()}
+    return dataclasses.replace(catalog, capabilities=caps)

@@ -3,11 +3,13 @@ of them imports rclpy)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -145,3 +147,69 @@ def start_launch(launch_file: Path, args: list[str], env: dict[str, str]) -> sub
     return subprocess.Popen([sys.executable, "-c", LAUNCH_RUNNER, str(launch_file), *args],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
+
+
+class TimedOutput:
+    """A child process's output read line by line as it comes (a thread), each line with the
+    ``time.monotonic()`` it was read at: for how long after a log line a process ended."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self.lines: list[tuple[float, str]] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            with self._changed:
+                self.lines.append((time.monotonic(), line))
+                self._changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float) -> float | None:
+        """The read time of the first line containing ``text`` (waiting up to ``timeout`` s),
+        or None."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for when, line in self.lines:
+                    if text in line:
+                        return when
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.process.poll() is not None and not self._reader.is_alive()):
+                    return None
+                self._changed.wait(min(left, 0.1))
+
+    def wait_exit(self, timeout: float) -> tuple[int | None, float]:
+        """Wait up to ``timeout`` s: (exit code or None, the monotonic time it was seen)."""
+        try:
+            code = self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, time.monotonic()
+        return code, time.monotonic()
+
+    def stop(self, number: int = signal.SIGINT, timeout: float = 30.0) -> tuple[int, str]:
+        """As :func:`stop` (the signal to the process group of a launch started with its own
+        session): the exit code and the whole output."""
+        self._signal(number)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGKILL)
+            self.process.wait()
+        self._reader.join(timeout=10)
+        return self.process.returncode, self.text()
+
+    def _signal(self, number: int) -> None:
+        """Signal the process, or its whole group where it leads one (a launch)."""
+        with contextlib.suppress(ProcessLookupError):
+            if self.process.poll() is not None:
+                return
+            if os.getpgid(self.process.pid) == self.process.pid:
+                os.killpg(self.process.pid, number)
+            else:
+                self.process.send_signal(number)
+
+    def text(self) -> str:
+        with self._changed:
+            return "".join(line for _, line in self.lines)
