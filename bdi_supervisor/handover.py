@@ -12,6 +12,7 @@ exit codes of the nodes that end with ``exit_when_done`` (one per kind of ending
 from __future__ import annotations
 
 import hashlib
+import json
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability
 PASS = AuditVerdict.PASS
 #: the file whose digest the hand-over carries
 REDUCED = "reduced.json"
+#: the file in a run folder where a node with ``exit_when_done`` leaves its verdict
+VERDICT = "verdict.json"
 
 
 class RunState(str, Enum):
@@ -132,3 +135,18 @@ def accept_handover(body: dict[str, Any], mission_file: str | Path) -> Path:
     if sha256(reduced) != body.get("reduced_sha256"):
         raise Refused(f"{reduced} changed after its audit")
     return folder
+
+
+def write_verdict(folder: str | Path, stage: str, state: str, exit_code: int, reason: str,
+                  **extra: Any) -> Path:
+    """Leave the verdict that ends a node (``stage``: ``synthesis`` or ``run``) in ``folder``'s
+    :data:`VERDICT`, for a script: ``{stage, state, exit_code, reason, ...}``. Raises
+    :class:`OSError` or :class:`~bdi_supervisor.errors.InputError` (the caller logs it: a verdict
+    that cannot be written changes no exit code)."""
+    from bdi_supervisor.outpaths import write_text_atomic
+
+    body = {"stage": stage, "state": str(state), "exit_code": int(exit_code),
+            "reason": reason, **extra}
+    path = Path(folder) / VERDICT
+    write_text_atomic(path, json.dumps(body, indent=1) + "\n", "verdict file")
+    return path

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -284,6 +285,8 @@ def test_an_exception_in_the_behavior_is_an_engine_error(ros_env, rclpy_context,
     assert reports == list(expected.reports), (ENGINE_LINE, reports)
     logged = expected.logs[0].replace("0_gr", initial)
     assert any(text.startswith(logged) for text in errors), (logged, errors)
+    verdict = json.loads((folder / "verdict.json").read_text())
+    assert (verdict["state"], verdict["exit_code"], verdict["runner"]) == ("error", 6, "flexbe")
 
 
 def test_a_killed_onboard_ends_the_run_within_seconds(ros_env, coffee, tmp_path):
@@ -307,6 +310,7 @@ def test_a_killed_onboard_ends_the_run_within_seconds(ros_env, coffee, tmp_path)
     assert code == ExitCode.ENGINE_ERROR, output
     assert ended - killed < PROMPT, (ended - killed, output)
     assert "FlexBE onboard is silent: no heartbeat on flexbe/heartbeat" in output, output
+    assert json.loads((folder / "verdict.json").read_text())["exit_code"] == 6
     print(f"dead onboard noticed after {ended - killed:.2f} s (FlexBE {ENGINE_LINE}.x)")
 
 

@@ -15,9 +15,11 @@ would be; the configuration is this tree's ``config/`` (beside ``launch/``).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from support.paths import ROOT
@@ -100,25 +102,39 @@ def test_a_node_exiting_with_an_error_stops_the_others_and_fails_the_launch(laun
     assert "Traceback" not in output, output
 
 
-@pytest.mark.parametrize("mission", ["two_rivers_goat_stays", "logistics_p0_holding_start"])
-def test_an_unrealizable_mission_ends_the_launch_with_its_verdict(launch_env, mission):
-    """With ``exit_when_done`` the synthesis node ends with the verdict (exit 1), naming the
-    ``bdi-supervisor explain`` command; the launch exits 1 within 5 s of it (it waited for a
-    hand-over for ever before)."""
-    launch = TimedOutput(start_launch(LAUNCH_FILE, [f"mission:={mission}",
-                                                    "exit_when_done:=true"], launch_env))
+BOUNDED = ROOT / "test" / "data" / "ros" / "coffee_bounded.yaml"
+
+
+@pytest.mark.parametrize("mission, verdict, code", [
+    ("two_rivers_goat_stays", "UNREALIZABLE; no supervisor handed over", 1),
+    ("logistics_p0_holding_start", "UNREALIZABLE; no supervisor handed over", 1),
+    (str(BOUNDED), "audit FAIL; no supervisor handed over", 5),
+])
+def test_a_mission_without_a_supervisor_ends_the_launch_with_its_verdict(
+        launch_env, tmp_path, mission, verdict, code):
+    """With ``exit_when_done`` the synthesis node ends with its verdict's code (unrealizable 1,
+    audit failed 5), naming the ``bdi-supervisor explain`` command of an unrealizable mission
+    and leaving the verdict in the attempt's verdict.json; the launch exits 1 within 5 s of it
+    (it waited for a hand-over for ever before)."""
+    launch = TimedOutput(start_launch(LAUNCH_FILE, [
+        f"mission:={mission}", "exit_when_done:=true", f"output_dir:={tmp_path}"], launch_env))
     try:
-        verdict = launch.wait_for("UNREALIZABLE; no supervisor handed over; exit 1", 120)
-        code, ended = launch.wait_exit(60)
+        said = launch.wait_for(f"{verdict}; exit {code}", 120)
+        exit_code, ended = launch.wait_exit(60)
     finally:
         _, output = launch.stop()
-    assert verdict is not None and code == 1, output
-    assert ended - verdict < 5.0, (ended - verdict, output)
-    assert f"why: bdi-supervisor explain {ROOT / 'config' / 'missions' / mission}.yaml -o " \
-        in output, output
+    assert said is not None and exit_code == 1, output
+    assert ended - said < 5.0, (ended - said, output)
+    assert f"bdi_synthesis (synthesis_node) exited with code {code}" in output, output
     assert "[supervisor_node-2]: process has finished cleanly" in output, output
     assert "Traceback" not in output, output
-    print(f"launch ended {ended - verdict:.2f} s after the verdict ({mission}, runner embedded)")
+    written = json.loads((tmp_path / "attempt_1" / "verdict.json").read_text())
+    assert (written["stage"], written["exit_code"]) == ("synthesis", code)
+    if code == 1:
+        command = f"bdi-supervisor explain {ROOT / 'config' / 'missions' / mission}.yaml -o "
+        assert f"why: {command}" in output and written["explain"].startswith(command), output
+    print(f"launch ended {ended - said:.2f} s after the verdict ({Path(mission).stem}, "
+          "runner embedded)")
 
 
 def test_the_monitor_hears_the_whole_beer_robot_run(launch_env, rclpy_context, tmp_path):

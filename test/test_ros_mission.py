@@ -166,3 +166,39 @@ def test_forced_outcome_coffee_mission_end_to_end_over_topics(rclpy_context, ros
     for code, output in results:
         assert code == 0, output
         assert "Traceback" not in output, output
+
+
+BEER = ROOT / "config" / "missions" / "beer_robot.yaml"
+
+
+@pytest.fixture(scope="module")
+def beer_folder(tmp_path_factory):
+    """beer_robot's run folder, synthesized once as the synthesis node does."""
+    from bdi_supervisor.ros.synthesis_node import run_pipeline
+
+    folder = tmp_path_factory.mktemp("beer") / "run"
+    assert run_pipeline(BEER, folder)["audit"] == "PASS"
+    return folder
+
+
+@pytest.mark.parametrize("extra, state, code", [
+    ([], "goal_reached", 0),
+    (["-p", "force:=open_door=failure"], "failed", 4),  # its designed outcome 'aborted'
+    (["-p", "max_steps:=1"], "step_limit", 3),
+])
+def test_the_supervisor_node_ends_with_one_exit_code_per_ending(ros_env, beer_folder, extra,
+                                                                state, code):
+    """``exit_when_done`` (embedded runner): the goal 0, a designed outcome that is not the goal
+    4, the step limit 3; the same verdict in the run folder's verdict.json for a script."""
+    supervisor = start_node("bdi_supervisor.ros.supervisor_node", [
+        "-p", f"mission:={BEER}", "-p", f"folder:={beer_folder}", "-p", "exit_when_done:=true",
+        *extra], ros_env)
+    try:
+        supervisor.wait(timeout=60)
+    finally:
+        exit_code, output = stop(supervisor)
+    assert exit_code == code, output
+    assert f"run ended: {state}" in output, output
+    verdict = json.loads((beer_folder / "verdict.json").read_text())
+    assert (verdict["stage"], verdict["state"], verdict["exit_code"]) == ("run", state, code)
+    assert verdict["runner"] == "embedded" and verdict["mission"] == "beer_robot"

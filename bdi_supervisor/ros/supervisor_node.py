@@ -141,6 +141,7 @@ class SupervisorNode(SuiteNode):
         self.thread: threading.Thread | None = None
         self.state, self.detail = RunState.WAITING, "waiting for an audited supervisor"
         self.result = None
+        self.code: int | None = None  # the exit code of the run's ending, once it ended
         self.flexbe_run: flexbe_run.FlexbeRun | None = None
         self.handshake: flexbe_run.Handshake | None = None
         self.watch: flexbe_watch.OnboardWatch | None = None
@@ -203,9 +204,7 @@ class SupervisorNode(SuiteNode):
     def _refuse(self, why: str) -> None:
         self.get_logger().error(f"not running: {why}")
         self.state, self.detail = RunState.REFUSED, why
-        self.publish_status()
-        if self.exit_when_done:
-            self.finish(self.state.exit_code)
+        self._verdict(self.state.exit_code)
 
     # -- running ------------------------------------------------------------------------------
     def start(self, folder: Path) -> None:
@@ -213,12 +212,12 @@ class SupervisorNode(SuiteNode):
         from bdi_supervisor.pipeline import load_folder
 
         prepared = load_folder(folder, self.mission)
+        self.folder = folder
         try:
             handover.check_audit(prepared.audit, folder)
         except handover.Refused as why:
             self._refuse(str(why))
             return
-        self.folder = folder
         if self.runner == "flexbe":
             self._start_flexbe(folder, prepared.machine)
             return
@@ -283,9 +282,7 @@ class SupervisorNode(SuiteNode):
             self.state, self.detail, code = RunState.ERROR, error.describe(), ExitCode.BAD_INPUT
             self.get_logger().error(f"cannot run: {error.describe()}")
         self.get_logger().info(f"run ended: {self.state.value} ({self.detail})")
-        self.publish_status()
-        if self.exit_when_done:
-            self.finish(code)
+        self._verdict(code)
 
     def _publish_record(self, record: dict) -> None:
         self.bdi.publish(String(data=wire.encode_record(record)))
@@ -382,8 +379,25 @@ class SupervisorNode(SuiteNode):
             self.poll = None
         log = self.get_logger().info if self.state.healthy else self.get_logger().error
         log(f"run ended: {self.state.value} ({self.detail})")
+        self._verdict(self.state.exit_code)
+
+    def _verdict(self, code: int) -> None:
+        """The run ended (or was refused) with exit ``code``: publish it, leave it in the run
+        folder (:func:`~bdi_supervisor.handover.write_verdict`), end the process if asked."""
+        self.code = code
+        self.publish_status()
+        folder = getattr(self, "folder", None)
+        if folder is not None:
+            outcome = self.flexbe_run.outcome if self.flexbe_run is not None else (
+                self.result.sm_outcome if self.result is not None else None)
+            try:
+                handover.write_verdict(folder, "run", self.state.value, code, self.detail,
+                                       mission=self.mission.name, runner=self.runner,
+                                       sm_outcome=outcome)
+            except (OSError, InputError) as error:
+                self.get_logger().warning(f"verdict not written into {folder}: {error}")
         if self.exit_when_done:
-            self.finish(self.state.exit_code)
+            self.finish(code)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:
@@ -395,6 +409,8 @@ class SupervisorNode(SuiteNode):
                            "sm_outcome": str(self.result.sm_outcome)})
         if self.flexbe_run is not None:
             values.update(self.flexbe_run.values())
+        if self.code is not None:
+            values["exit_code"] = str(self.code)
         level = Level.OK if self.state.healthy else Level.ERROR
         if self.monitor_missed:
             level = max(level, Level.WARN)

@@ -168,7 +168,7 @@ class SynthesisNode(SuiteNode):
         self.timer = self.create_timer(1.0, self.publish_status)
         record = self.synthesize()
         if self.exit_when_done and not record["handed_over"]:
-            code = handover.no_handover_exit_code(record.get("status"), record.get("audit"))
+            code = self.verdict(record)
             self.get_logger().error(verdict_line(record, code))
             self.finish(code)
 
@@ -203,6 +203,20 @@ class SynthesisNode(SuiteNode):
         log = self.get_logger().info if record["handed_over"] else self.get_logger().error
         log(pipeline_status(record, self.mission.name).message)
         return record
+
+    def verdict(self, record: dict[str, Any]) -> int:
+        """The exit code of an attempt that handed nothing over, left with its reason (and the
+        explanation command of an unrealizable mission) in its folder's ``verdict.json``."""
+        code = handover.no_handover_exit_code(record.get("status"), record.get("audit"))
+        extra = {"explain": explain_command(record)} if (
+            record.get("status") == Realizability.UNREALIZABLE) else {}
+        try:
+            handover.write_verdict(record["folder"], "synthesis", str(record.get("status")), code,
+                                   pipeline_status(record, self.mission.name).message,
+                                   mission=self.mission.name, audit=record.get("audit"), **extra)
+        except (OSError, InputError) as error:
+            self.get_logger().warning(f"verdict not written into {record['folder']}: {error}")
+        return code
 
     def _on_resynthesize(self, request, response):
         record = self.synthesize()
