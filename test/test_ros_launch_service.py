@@ -191,7 +191,7 @@ def test_runner_flexbe_without_onboard_fails_before_any_process(launch_env):
 
 def test_exit_when_done_ends_the_launch_with_the_run_result(launch_env, tmp_path):
     """vending reaches its goal: exit 0; coffee stopped by a step limit of 1 before it brews:
-    exit 1."""
+    the supervisor node exits 3 (a budget: its step limit), the launch 1."""
     code, output = run_launch(["mission:=vending", "exit_when_done:=true",
                                f"output_dir:={tmp_path / 'v'}"], launch_env, timeout=120)
     assert code == 0 and "run ended: goal_reached" in output, output
@@ -202,4 +202,5 @@ def test_exit_when_done_ends_the_launch_with_the_run_result(launch_env, tmp_path
     code, output = run_launch([f"mission:={short}", "exit_when_done:=true",
                                f"output_dir:={tmp_path / 'c'}"], launch_env, timeout=120)
     assert code != 0 and "run ended: step_limit" in output, output
-    assert "exited with code 1 (mission not accomplished)" in output, output
+    assert "exited with code 3 (a budget ran out: synthesis or audit budget, or the run's " \
+        "step limit)" in output, output
