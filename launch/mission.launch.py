@@ -4,8 +4,11 @@ Arguments: ``mission`` (a mission file, or the name of one under ``config/missio
 file's folder: ``share/bdi_supervisor/config/missions`` when installed), ``runner``
 (``embedded``: the supervisor node runs the strategy itself; ``flexbe``: it starts the realized
 behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``,
-``exit_when_done``. The node list is :func:`bdi_supervisor.ros.launch_plan.plan`'s, which
-validates the mission in full first; this file only turns it into launch actions.
+``exit_when_done``, ``autonomy`` (``runner:=flexbe``: ``off``/``low``/``high``/``full`` for an
+operator's run; empty: the supervisor runs the behavior as the embedded executor would),
+``force`` (forced outcomes, as ``bdi-supervisor run --force``, under either runner). The
+node list is :func:`bdi_supervisor.ros.launch_plan.plan`'s, which validates the mission in full
+first; this file only turns it into launch actions.
 
 Everything that can fail is resolved before the first action is returned (the mission, the
 included launch files, loaded here, the run folder and, with ``runner:=flexbe``, the run-time
@@ -91,7 +94,9 @@ def _actions(context):
     plan = launch_plan.plan(mission, LaunchConfiguration("runner").perform(context),
                             use_sim_time, CONFIG,
                             LaunchConfiguration("output_dir").perform(context), exit_when_done,
-                            Path(get_logging_directory()))
+                            Path(get_logging_directory()),
+                            LaunchConfiguration("autonomy").perform(context),
+                            LaunchConfiguration("force").perform(context))
     launch_plan.prepare(plan)
     actions = [_include(include) for include in plan.includes]
     if plan.includes:
@@ -125,5 +130,15 @@ def generate_launch_description():
                                           "synthesis hands nothing over: exit code 0 when the "
                                           "goal was reached, else 1 (the node's own exit code "
                                           "in the log says which ending)"),
+        DeclareLaunchArgument("autonomy", default_value="",
+                              choices=["", *launch_plan.AUTONOMY],
+                              description="runner:=flexbe: FlexBE's autonomy of an operator's "
+                                          "run, who answers FlexBE's outcome requests (empty: "
+                                          "the supervisor runs it as the embedded executor "
+                                          "would: full, off with forced outcomes)"),
+        DeclareLaunchArgument("force", default_value="",
+                              description="forced outcomes, as bdi-supervisor run --force: a "
+                                          "file or entries like 'pick=failure pick=completed' "
+                                          "(empty: the mission's runner.force)"),
         OpaqueFunction(function=_actions),
     ])

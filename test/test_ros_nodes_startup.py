@@ -33,7 +33,7 @@ def _params(**values):
     ({}, ParameterError, "parameter 'mission'"),
     ({"mission": str(COFFEE), "runner": "smach"}, ParameterError, "parameter 'runner'"),
     ({"mission": str(COFFEE), "max_steps": -1}, ParameterError, "parameter 'max_steps'"),
-    ({"mission": str(COFFEE), "autonomy_level": 7}, ParameterError, "autonomy_level"),
+    ({"mission": str(COFFEE), "autonomy": "medium"}, ParameterError, "autonomy"),
     ({"mission": str(COFFEE), "ros_adapters": "/no/such.yaml"}, ParameterError, "ros_adapters"),
     ({"mission": str(COFFEE), "monitor_timeout": 0.0}, ParameterError, "monitor_timeout"),
 ])

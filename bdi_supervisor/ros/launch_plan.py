@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from bdi_supervisor.common import EXIT_MEANINGS, ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.install import PrefixPaths, prepare_prefix
+from bdi_supervisor.runtime.flexbe_link import AUTONOMY
 
 if TYPE_CHECKING:
     from bdi_supervisor.mission.model import Mission
@@ -206,7 +207,8 @@ def on_onboard_exit(package: str | None, executable: str | None, code: int) -> N
 
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
          config_dir: Path | None = None, output_dir: str = "",
-         exit_when_done: bool = False, log_dir: Path | None = None) -> LaunchPlan:
+         exit_when_done: bool = False, log_dir: Path | None = None,
+         autonomy: str = "", force: str = "") -> LaunchPlan:
     """The nodes for ``mission`` run by ``runner``.
 
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
@@ -218,10 +220,18 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     ``output_dir`` is the :func:`run_folder` under ``log_dir`` (the ROS log folder) when
     ``log_dir`` is given, else the synthesis node's own; ``runner:=flexbe`` needs one of them:
     its prefix goes there.
+    ``autonomy`` (empty, ``off``, ``low``, ``high``, ``full``) goes to the supervisor node: FlexBE's
+    autonomy for an operator's run (:func:`bdi_supervisor.runtime.flexbe_link.control`). When the
+    mission has properties, the run waits until the monitor hears the stream (either runner).
+    ``force`` (a ``--force`` script: file or entries) goes to the supervisor node, which forces
+    those outcomes under either runner.
     """
     if runner not in RUNNERS:
         raise InputError("unknown runner", key="runner", found=repr(runner),
                          expected=" or ".join(RUNNERS))
+    if autonomy and autonomy not in AUTONOMY:
+        raise InputError("unknown autonomy level", key="autonomy", found=repr(autonomy),
+                         expected="empty (the supervisor runs it) or one of " + ", ".join(AUTONOMY))
     loaded = validate_mission(mission)
     if not output_dir and log_dir is not None:
         output_dir = str(run_folder(log_dir, loaded.name))
@@ -234,12 +244,12 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     wanted = [("synthesis_node", "bdi_synthesis",
                {"output_dir": output_dir, "exit_when_done": exit_when_done}),
               ("supervisor_node", "bdi_supervisor",
-               {"runner": runner, "exit_when_done": exit_when_done,
+               {"runner": runner, "exit_when_done": exit_when_done, "autonomy": autonomy,
+                "force": force,
                 **({"flexbe_prefix": str(prefix)} if prefix is not None else {})})]
     if has_properties(loaded):
         wanted.append(("monitor_node", MONITOR, {}))
-        if runner == "embedded":  # the run waits until the monitor hears the stream
-            wanted[1][2]["monitor_node"] = MONITOR
+        wanted[1][2]["monitor_node"] = MONITOR  # the run waits until the monitor hears it
     nodes = []
     for executable, name, extra in wanted:
         files = ()

@@ -15,7 +15,12 @@ Parameters:
   with one exit code per kind of ending (:attr:`~bdi_supervisor.handover.RunState.exit_code`:
   0 the goal, 3 the step limit, 4 a designed outcome that is not the goal, 5 refused, 6 an
   engine or adapter error, 7 stopped; docs/ros2.md);
-- ``autonomy_level`` (int, default 3): FlexBE autonomy for ``runner:=flexbe``;
+- ``autonomy`` (``off`` | ``low`` | ``high`` | ``full``, default empty): FlexBE's autonomy when
+  the behavior starts, for an operator's ``runner:=flexbe`` run (the operator answers FlexBE's
+  outcome requests). Empty: the supervisor runs it as the embedded executor would
+  (:func:`~bdi_supervisor.runtime.flexbe_link.control`): ``full`` and, with
+  ``exit_when_done``, it confirms FlexBE's requests; ``off`` and every outcome answered by it
+  when the run has forced outcomes (``force``, the mission's ``runner.force``/``random``);
 - ``flexbe_prefix`` (string): a run-time ament prefix on FlexBE onboard's paths
   (``mission.launch.py`` sets it with ``runner:=flexbe``): the realized behavior is installed
   there before it is selected (:mod:`bdi_supervisor.realize.install`). Empty: it must be built
@@ -59,6 +64,7 @@ import time
 from pathlib import Path
 
 from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.duration import Duration
 from std_msgs.msg import String
 
 import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
@@ -77,12 +83,16 @@ from bdi_supervisor.ros import (
     topics,
     wire,
 )
+from bdi_supervisor.ros.flexbe_follow import FlexbeFollower
 from bdi_supervisor.ros.launch_plan import RUNNERS
 from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
+from bdi_supervisor.runtime import flexbe_link
 from bdi_supervisor.runtime.adapter_config import read_adapters
 
 NODE_NAME = "bdi_supervisor"
+#: seconds the node waits at its end for its subscribers to acknowledge the last records
+ACK_TIMEOUT = 2.0
 
 
 def names_node(wanted: str, name: str, namespace: str) -> bool:
@@ -116,10 +126,11 @@ class SupervisorNode(SuiteNode):
             self, "ros_adapters", "", "YAML: capability -> ROS service/action"), required=False)
         self.exit_when_done = params.declare(self, "exit_when_done", False,
                                              "end the process when the run ends")
-        self.autonomy = params.declare(self, "autonomy_level", 3, "FlexBE autonomy level")
-        if self.autonomy not in flexbe_start.AUTONOMY_LEVELS:
-            raise ParameterError("autonomy_level", self.autonomy,
-                                 "one of " + ", ".join(map(str, flexbe_start.AUTONOMY_LEVELS)))
+        self.autonomy = params.declare(self, "autonomy", "",
+                                       "FlexBE autonomy of an operator's run (empty: scripted)")
+        if self.autonomy and self.autonomy not in flexbe_link.AUTONOMY:
+            raise ParameterError("autonomy", self.autonomy,
+                                 "empty or one of " + ", ".join(flexbe_link.AUTONOMY))
         self.monitor_node = params.declare(self, "monitor_node", "",
                                            "monitor to wait for before a run (empty: none)")
         self.monitor_timeout = params.positive("monitor_timeout", params.declare(
@@ -143,6 +154,7 @@ class SupervisorNode(SuiteNode):
         self.result = None
         self.code: int | None = None  # the exit code of the run's ending, once it ended
         self.flexbe_run: flexbe_run.FlexbeRun | None = None
+        self.follower: FlexbeFollower | None = None
         self.handshake: flexbe_run.Handshake | None = None
         self.watch: flexbe_watch.OnboardWatch | None = None
         self.bdi = self.create_publisher(String, topics.BDI_STATE, qos.STREAM)
@@ -218,9 +230,6 @@ class SupervisorNode(SuiteNode):
         except handover.Refused as why:
             self._refuse(str(why))
             return
-        if self.runner == "flexbe":
-            self._start_flexbe(folder, prepared.machine)
-            return
         if self.monitor_node and not self.monitor_ready():
             deadline = self.get_clock().now().nanoseconds + int(self.monitor_timeout * 1e9)
             self.pending = (prepared, deadline)
@@ -259,6 +268,9 @@ class SupervisorNode(SuiteNode):
         self._start_thread(prepared)
 
     def _start_thread(self, prepared) -> None:
+        if self.runner == "flexbe":
+            self._start_flexbe(self.folder, prepared)
+            return
         self.state, self.detail = RunState.RUNNING, f"running {self.folder}"
         self.get_logger().info(f"running the supervisor of {self.mission.name} from "
                                f"{self.folder}")
@@ -288,7 +300,7 @@ class SupervisorNode(SuiteNode):
         self.bdi.publish(String(data=wire.encode_record(record)))
 
     # -- FlexBE -------------------------------------------------------------------------------
-    def _start_flexbe(self, folder: Path, machine) -> None:
+    def _start_flexbe(self, folder: Path, prepared) -> None:
         package_path, module_file = flexbe_start.find_behavior(folder / "behavior")
         if self.flexbe_prefix:
             try:
@@ -302,11 +314,14 @@ class SupervisorNode(SuiteNode):
             module_file = installed.module_file
             self.get_logger().info(f"installed {package_path} into {self.flexbe_prefix} "
                                    f"(version {installed.version})")
-        self.selection = flexbe_start.selection(package_path, module_file, self.autonomy)
+        control = self._flexbe_control()
+        self.selection = flexbe_start.selection(package_path, module_file, control.level)
         goals = tuple(goal.text for goal in self.mission.request.goals)
+        machine = prepared.machine
         self.flexbe_run = flexbe_run.FlexbeRun(
             self.mission.name, self.selection.behavior_id, machine.initial, goals,
             outcomes=flexbe_run.ContainerOutcomes.of(machine.outcomes))
+        self.follower = self._follower(prepared, control)
         self.handshake = flexbe_run.Handshake(self.selection.behavior_id, time.monotonic(),
                                               self.flexbe_timeout, self.flexbe_resend)
         self.state, self.detail = RunState.RUNNING, (
@@ -315,6 +330,33 @@ class SupervisorNode(SuiteNode):
         self.poll = self.create_timer(0.1, self._flexbe_handshake)
         self._flexbe_handshake()
 
+    def _flexbe_control(self) -> flexbe_link.Control:
+        """How the FlexBE run is started and who answers onboard's outcome requests."""
+        policy = flexbe_link.mission_policy(self.mission, self.force)
+        control = flexbe_link.control(self.autonomy, self.exit_when_done, policy is not None)
+        if policy is not None and not control.forced:
+            self.get_logger().warning(
+                f"autonomy:={self.autonomy} is an operator's run: the forced outcomes and seeded "
+                "random failures of the mission are not applied (leave autonomy unset to have "
+                "them)")
+        self.get_logger().info(
+            f"FlexBE autonomy {control.level}; the supervisor "
+            + ("answers onboard's outcome requests" if control.drive else "follows the behavior")
+            + (" and forces the mission's outcomes" if control.forced else ""))
+        return control
+
+    def _follower(self, prepared, control: flexbe_link.Control) -> FlexbeFollower:
+        policy = flexbe_link.mission_policy(self.mission, self.force) if control.forced else None
+        link = flexbe_link.FlexbeLink(prepared.machine, send=lambda command: None,
+                                      drive=control.drive, policy=policy)
+
+        def run_executor(link, callback, stop):
+            return flexbe_link.follow(self.mission, prepared.machine, link, prepared.reduced,
+                                      max_steps=self.max_steps or None, callbacks=(callback,),
+                                      stop=stop)
+        return FlexbeFollower(self, self.flexbe_run, link, control, run_executor,
+                              self._publish_record)
+
     def onboard_matched(self) -> bool:
         """A subscriber of ``flexbe/start_behavior`` is matched with our publisher, and we hear
         ``flexbe/status``."""
@@ -322,7 +364,13 @@ class SupervisorNode(SuiteNode):
                 and self.count_publishers(self.flexbe["status"].topic_name) > 0)
 
     def _flexbe_handshake(self) -> None:
-        if self.handshake is None or self.flexbe_run.state.final:
+        if self.handshake is None:
+            return
+        self.follower.tick(time.monotonic())
+        if self.follower.stream.done:
+            self._flexbe_ended()
+            return
+        if self.flexbe_run.state.final:
             return
         if self.watch is not None:
             why = self.watch.check(time.monotonic(),
@@ -341,7 +389,7 @@ class SupervisorNode(SuiteNode):
             self.get_logger().info(f"sent BehaviorSelection {self.handshake.sends} of at most "
                                    f"{self.handshake.max_sends} for {chosen.names['package_path']}")
             if self.handshake.sends == 1:
-                self._publish_record(self.flexbe_run.start(chosen.names["package_path"]))
+                self._flexbe_records([self.flexbe_run.start(chosen.names["package_path"])])
         elif action == "give_up":
             self._flexbe_records(self.flexbe_run.end(RunState.ERROR,
                                                      self.handshake.failure(matched)))
@@ -355,6 +403,8 @@ class SupervisorNode(SuiteNode):
         if self.handshake.acknowledge(report) and self.handshake.acknowledged is report:
             self.get_logger().info(f"FlexBE onboard acknowledged: {report.describe()}")
             self.watch = flexbe_watch.OnboardWatch(time.monotonic(), self.heartbeat_timeout)
+            if report.code == flexbe_run.STARTED:
+                self.follower.start()
         self.get_logger().info(f"BEStatus {report.describe()}")
         self._flexbe_records(self.flexbe_run.report(report))
 
@@ -368,12 +418,19 @@ class SupervisorNode(SuiteNode):
             self._flexbe_records(self.flexbe_run.end(RunState.ERROR, why))
 
     def _flexbe_records(self, records: list[dict]) -> None:
-        for record in records:
-            self._publish_record(record)
-        self.state, self.detail = self.flexbe_run.state, self.flexbe_run.detail
-        self.publish_status()
-        if not self.state.final:
+        """FlexBE's records go into the run's one stream (:mod:`~.flexbe_stream`), which ends
+        once the executor following the behavior and FlexBE are both done."""
+        self.follower.stream.flexbe_records(records)
+        if self.follower.stream.done:
+            self._flexbe_ended()
             return
+        self.detail = self.flexbe_run.detail
+        self.publish_status()
+
+    def _flexbe_ended(self) -> None:
+        if self.state.final:
+            return
+        self.state, self.detail = self.follower.stream.state, self.follower.stream.detail
         if self.poll is not None:
             self.destroy_timer(self.poll)
             self.poll = None
@@ -388,7 +445,7 @@ class SupervisorNode(SuiteNode):
         self.publish_status()
         folder = getattr(self, "folder", None)
         if folder is not None:
-            outcome = self.flexbe_run.outcome if self.flexbe_run is not None else (
+            outcome = self.follower.stream.sm_outcome if self.follower is not None else (
                 self.result.sm_outcome if self.result is not None else None)
             try:
                 handover.write_verdict(folder, "run", self.state.value, code, self.detail,
@@ -409,6 +466,7 @@ class SupervisorNode(SuiteNode):
                            "sm_outcome": str(self.result.sm_outcome)})
         if self.flexbe_run is not None:
             values.update(self.flexbe_run.values())
+            values.update(self.follower.values())
         if self.code is not None:
             values["exit_code"] = str(self.code)
         level = Level.OK if self.state.healthy else Level.ERROR
@@ -422,6 +480,10 @@ class SupervisorNode(SuiteNode):
         self.stop.set()
         if self.thread is not None:
             self.thread.join(timeout=10)
+        if self.follower is not None:
+            self.follower.close()
+        for publisher in (self.bdi, self.diagnostics):  # the run's last records and status
+            publisher.wait_for_all_acked(Duration(seconds=ACK_TIMEOUT))
         super().destroy_node()
 
 

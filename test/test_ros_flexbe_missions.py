@@ -1,0 +1,219 @@
+"""Every shipped mission under ``runner:=flexbe`` on the real FlexBE onboard, held against the
+embedded executor's run of the same mission.
+
+Per case, the oracle is ``bdi-supervisor run <mission> --json --bdi-log FILE`` (the embedded
+executor, in this process, the mission's own forced outcomes and seeded failures, or the case's
+``force`` script). The run under test is ``ros2 launch bdi_supervisor mission.launch.py
+mission:=<mission> runner:=flexbe exit_when_done:=true`` (the real launch service, as
+``ros2 launch`` runs it; FlexBE onboard of the engine line sourced: 3.0.7 in CI, 2.3.3 and 4.0.3
+with ``ROS_STACK_FLEXBE``), nothing built beforehand. It must end as designed:
+
+- its exit code: 0 where the embedded run reached the goal, non-zero otherwise (1 where nothing
+  could run: an unrealizable mission);
+- the run status the supervisor node reports on ``/diagnostics`` is the embedded run's;
+- the BDI-state stream it publishes is the embedded run's, record by record (strategy state,
+  intention, beliefs, desires, last outcome, status; FlexBE's own ``status`` reports aside): the
+  executor follows the behavior in FlexBE, and the forced outcomes (script, seeded failures)
+  were driven through FlexBE's outcome requests, so FlexBE took the embedded run's outcomes;
+- where the mission has properties, the monitor node's verdicts are the embedded run's.
+
+**A domain adds its missions** with one entry in :data:`CASES`, e.g.
+``FlexbeCase("logistics_p0", needs=("pyrobosim_ros", "pyrobosim_flexbe_states"))``: ``needs``
+names the Python modules its FlexBE states and world nodes import (the case skips, naming them,
+where they are absent; CI sources ../shared/ros-stack/domains/env.sh). The launch starts the
+world nodes the mission's simulator needs (the domain adds them to
+:func:`bdi_supervisor.ros.launch_plan.plan`), so nothing else changes here. A case that runs long
+gets a ``timeout`` (seconds; keep CI in mind: the stock-state cases take 3-6 s each).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from support.cli_harness import run_cli
+from support.paths import ROOT
+from support.ros_stack import STACK_MISSING
+
+pytestmark = pytest.mark.ros
+rclpy = pytest.importorskip(
+    "rclpy", reason="real rclpy not installed (pip install -e '.[ros]': ros-jazzy-* wheels)")
+for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "launch", "launch_ros"):
+    pytest.importorskip(module, reason=STACK_MISSING.format(what=module))
+
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from support.ros_helpers import ament_prefix, latest_status, start_launch, stop  # noqa: E402
+
+from bdi_supervisor.ros import diagnostics, launch_plan, qos, topics, wire  # noqa: E402
+from bdi_supervisor.runtime.bdi_state import read_records  # noqa: E402
+
+MISSIONS = ROOT / "config" / "missions"
+MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
+           "supervisor_node": "bdi_supervisor.ros.supervisor_node",
+           "monitor_node": "bdi_monitor.ros.monitor_node"}
+
+
+@dataclass(frozen=True)
+class FlexbeCase:
+    """One launch: a shipped mission (name) or a mission file, with an optional ``--force``
+    script, the modules it needs and its time limit."""
+
+    mission: str
+    force: str = ""
+    needs: tuple[str, ...] = ()
+    timeout: float = 90.0
+
+    @property
+    def id(self) -> str:
+        return Path(self.mission).stem + ("-forced" if self.force else "")
+
+    def file(self) -> Path:
+        path = Path(self.mission)
+        return path if path.is_file() else MISSIONS / f"{self.mission}.yaml"
+
+
+#: the shipped missions that use FlexBE's stock states only
+CASES = [
+    FlexbeCase("coffee"),
+    FlexbeCase("coffee_extended"),
+    FlexbeCase("vending"),
+    FlexbeCase("vending_extended"),
+    FlexbeCase("vending_extended", force="pay=failure pay=failure soda#1=failure soda#2=failure"),
+]
+
+
+@dataclass
+class Embedded:
+    """The oracle: the embedded executor's run of a case."""
+
+    code: int
+    status: str | None
+    records: list[dict]
+    verdicts: dict[str, str]
+
+
+def embedded(case: FlexbeCase, folder: Path) -> Embedded:
+    log = folder / "embedded.jsonl"
+    argv = ["run", case.file(), "--json", "--bdi-log", log]
+    outcome = run_cli("supervisor", [*argv, *(["--force", case.force] if case.force else [])])
+    assert outcome.code in (0, 1) and not outcome.traceback, outcome
+    result = json.loads(outcome.out)
+    run = result.get("result") or {}
+    records = list(read_records(log)) if log.is_file() else []
+    return Embedded(outcome.code, run.get("status"), records,
+                    (result.get("monitor") or {}).get("verdicts", {}))
+
+
+def essence(record: dict) -> dict:
+    """What a record says about the run, without what differs between two runs of it (ids,
+    times, sequence numbers, reasons and FlexBE's own outcome names, deadlines)."""
+    last = record.get("last_outcome") or {}
+    intention = dict(record.get("intention") or {})
+    intention.pop("deadline_s", None)
+    return {"event": record["event"], "strategy_state": record.get("strategy_state"),
+            "intention": intention or None, "beliefs": record.get("beliefs"),
+            "desires": record.get("desires"), "status": record.get("status"),
+            "sm_outcome": record.get("sm_outcome"),
+            "last_outcome": {k: last.get(k) for k in ("capability", "state", "outcome", "step",
+                                                      "next")} if last else None}
+
+
+@pytest.fixture
+def launch_env(ros_env, tmp_path):
+    """This tree's nodes where launch_ros finds them; the ROS log folder in ``tmp_path``."""
+    nodes = ament_prefix(tmp_path / "prefix", launch_plan.PACKAGE, MODULES)
+    # FlexBE's behavior library reads the package.xml of every package on AMENT_PREFIX_PATH
+    shutil.copy(ROOT / "package.xml", nodes / "share" / launch_plan.PACKAGE / "package.xml")
+    return {**ros_env, "ROS_LOG_DIR": str(tmp_path / "log"),
+            "AMENT_PREFIX_PATH": os.pathsep.join([str(nodes), ros_env.get("AMENT_PREFIX_PATH",
+                                                                          sys.prefix)])}
+
+
+class Observer:
+    """The BDI-state stream and ``/diagnostics`` of a launch, heard on a thread of this test."""
+
+    def __init__(self, context) -> None:
+        self.node = rclpy.create_node("flexbe_missions_observer", context=context)
+        self.records: list[dict] = []
+        self.arrays: list = []
+        self.node.create_subscription(
+            String, topics.BDI_STATE, lambda m: self.records.append(wire.decode_record(m.data)),
+            qos.STREAM)
+        self.node.create_subscription(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                      self.arrays.append, qos.DIAGNOSTICS)
+        self.executor = SingleThreadedExecutor(context=context)
+        self.executor.add_node(self.node)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self) -> None:
+        while not self.done.is_set():
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
+        self.executor.shutdown()
+        self.node.destroy_node()
+
+    def verdicts(self) -> dict[str, str]:
+        """The monitor node's latest runtime verdict per property."""
+        found: dict[str, str] = {}
+        for array in self.arrays:
+            for status in array.status:
+                name = status.name
+                if name.startswith("bdi_monitor: ") and not name.startswith(
+                        ("bdi_monitor: launch ", "bdi_monitor: stream")):
+                    found[name.removeprefix("bdi_monitor: ")] = diagnostics.from_message(
+                        status).values["value"]
+        return found
+
+
+def run_launch(case: FlexbeCase, env: dict[str, str], context) -> tuple[int, str, Observer]:
+    observer = Observer(context)
+    args = [f"mission:={case.file()}", "runner:=flexbe", "exit_when_done:=true"]
+    process = start_launch(ROOT / "launch" / "mission.launch.py",
+                           [*args, *([f"force:={case.force}"] if case.force else [])], env)
+    try:
+        output, _ = process.communicate(timeout=case.timeout)
+        code = process.returncode
+    except subprocess.TimeoutExpired:
+        code, output = stop(process)
+        output += f"\n[test] the launch did not end within {case.timeout:g} s\n"
+    finally:
+        observer.close()
+    return code, output, observer
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_the_mission_ends_under_flexbe_as_in_the_embedded_executor(case, launch_env,
+                                                                   rclpy_context, tmp_path):
+    missing = [m for m in case.needs if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(STACK_MISSING.format(what=", ".join(missing)))
+    expected = embedded(case, tmp_path)
+    code, output, observer = run_launch(case, launch_env, rclpy_context)
+    assert "Traceback" not in output, output
+    assert (code == 0) == (expected.code == 0), (expected.code, output)
+    if expected.status is None:  # nothing to run (unrealizable): no supervisor ran
+        assert code == expected.code and not observer.records, output
+        return
+    run = latest_status(observer.arrays, "bdi_supervisor: run")
+    assert run is not None and run.values["state"] == expected.status, output
+    flexbe = [essence(r) for r in observer.records if r["event"] != "status"]
+    assert flexbe == [essence(r) for r in expected.records], output
+    assert all(r.get("runner") == "flexbe" for r in observer.records)
+    assert [r["seq"] for r in observer.records] == list(range(len(observer.records)))
+    if expected.verdicts:
+        assert observer.verdicts() == expected.verdicts, output
