@@ -39,10 +39,11 @@ line) or receive them through a callback. Schema ``bdi_supervisor/bdi_state``, v
     Optional: the simulator's view (object locations, door states) for comparison with beliefs.
 ``runner``, ``flexbe_status``
     Optional: ``"flexbe"`` in the records of a run in FlexBE onboard (the supervisor node with
-    ``runner:=flexbe``), which has ``start``, ``status`` and ``end`` events only: it knows the
-    initial state, FlexBE's status reports (``{"code", "name", "behavior_id", "args",
-    "stamp_ns"}``) and the container outcome, not the states in between (``strategy_state``,
-    ``intention`` and ``beliefs`` are null or empty after ``start``).
+    ``runner:=flexbe``): the records of the executor that follows the behavior state by state
+    (as an embedded run's), and between them one ``status`` record per FlexBE status report
+    (``flexbe_status``: ``{"code", "name", "behavior_id", "args", "stamp_ns"}``; the ``end``
+    record carries the last one). A run onboard never acknowledged has ``start``, ``status`` and
+    ``end`` records only.
 """
 
 from __future__ import annotations
