@@ -82,13 +82,15 @@ class FlexbeCase:
         return path if path.is_file() else MISSIONS / f"{self.mission}.yaml"
 
 
-#: the shipped missions that use FlexBE's stock states only
+#: the shipped missions that use FlexBE's stock states only, and the unrealizable ones
 CASES = [
     FlexbeCase("coffee"),
     FlexbeCase("coffee_extended"),
     FlexbeCase("vending"),
     FlexbeCase("vending_extended"),
     FlexbeCase("vending_extended", force="pay=failure pay=failure soda#1=failure soda#2=failure"),
+    FlexbeCase("two_rivers_goat_stays", timeout=60),
+    FlexbeCase("logistics_p0_holding_start", timeout=60),
 ]
 
 
@@ -204,7 +206,8 @@ def test_the_mission_ends_under_flexbe_as_in_the_embedded_executor(case, launch_
         pytest.skip(STACK_MISSING.format(what=", ".join(missing)))
     expected = embedded(case, tmp_path)
     code, output, observer = run_launch(case, launch_env, rclpy_context)
-    assert "Traceback" not in output, output
+    ours = [line for line in output.splitlines() if not line.startswith("[start_behavior")]
+    assert not any("Traceback" in line for line in ours), output  # onboard's own: FlexBE's
     assert (code == 0) == (expected.code == 0), (expected.code, output)
     if expected.status is None:  # nothing to run (unrealizable): no supervisor ran
         assert code == expected.code and not observer.records, output

@@ -290,13 +290,14 @@ def test_an_exception_in_the_behavior_is_an_engine_error(ros_env, rclpy_context,
 
 
 def test_a_killed_onboard_ends_the_run_within_seconds(ros_env, coffee, tmp_path):
-    """coffee's behavior runs until stopped; onboard SIGKILLed after its STARTED sends nothing
-    more: its heartbeat stops, and the supervisor ends the run with exit 6 within 5 s."""
+    """coffee as an operator's run (``autonomy:=full``: its button outcome waits for the
+    operator, so the behavior runs until stopped); onboard SIGKILLed after its STARTED sends
+    nothing more: its heartbeat stops, and the supervisor ends the run with exit 6 within 5 s."""
     folder, prefix = coffee
     env = flexbe_env({**ros_env, "ROS_LOG_DIR": str(tmp_path / "log")}, prefix)
     onboard = start_onboard(env)
     supervisor = TimedOutput(supervise("coffee", folder, prefix, env,
-                                       "-p", "flexbe_timeout:=60.0"))
+                                       "-p", "flexbe_timeout:=60.0", "-p", "autonomy:=full"))
     try:
         assert supervisor.wait_for("acknowledged: STARTED", 60) is not None, supervisor.text()
         time.sleep(1.5)  # running, heartbeats arriving
@@ -315,13 +316,14 @@ def test_a_killed_onboard_ends_the_run_within_seconds(ros_env, coffee, tmp_path)
 
 
 def test_ros2_launch_ends_when_onboard_is_killed(ros_env, tmp_path):
-    """``ros2 launch ... mission:=coffee runner:=flexbe exit_when_done:=true``, onboard's process
-    SIGKILLed after STARTED: the launch ends non-zero within 5 s, naming onboard's exit."""
+    """``ros2 launch ... mission:=coffee runner:=flexbe exit_when_done:=true autonomy:=full`` (an
+    operator's run: it waits for the operator), onboard's process SIGKILLed after STARTED: the
+    launch ends non-zero within 5 s, naming onboard's exit."""
     if importlib.util.find_spec("launch_ros") is None or importlib.util.find_spec("launch") is None:
         pytest.skip(STACK_MISSING.format(what="ROS 2 launch/launch_ros"))
     env = launch_env(ros_env, tmp_path)
     launch = TimedOutput(start_launch(ROOT / "launch" / "mission.launch.py", [
-        "mission:=coffee", "runner:=flexbe", "exit_when_done:=true"], env))
+        "mission:=coffee", "runner:=flexbe", "exit_when_done:=true", "autonomy:=full"], env))
     try:
         assert launch.wait_for("acknowledged: STARTED", 90) is not None, launch.text()
         found = re.search(r"\[start_behavior-\d+\]: process started with pid \[(\d+)\]",

@@ -34,7 +34,8 @@ STRUCTURE = "flexbe/mirror/structure"
 REQUEST_STRUCTURE = "flexbe/request_mirror_structure"
 #: seconds between requests for the behavior's structure, and how many are sent at most
 STRUCTURE_PERIOD, STRUCTURE_TRIES = 0.5, 40
-#: seconds the executor may still take to hear the last outcomes once FlexBE ended the behavior
+#: seconds the executor may still take to hear the last outcomes once FlexBE finished the
+#: behavior with an outcome (an engine error stops it at once)
 GRACE = 2.0
 
 
@@ -135,10 +136,10 @@ class FlexbeFollower:
         if self.stream.wants_preempt and not self._preempted:
             self._preempted = True
             self.preempt.publish(Empty())
-        if (self.stream.run.state.final and self.thread is not None
-                and not self.stream.executor_ended):
+        run = self.stream.run
+        if run.state.final and self.thread is not None and not self.stream.executor_ended:
             self._ended_at = now if self._ended_at is None else self._ended_at
-            if now - self._ended_at >= GRACE:
+            if run.outcome is None or now - self._ended_at >= GRACE:  # no outcome: at once
                 self.link.stop.set()
 
     def values(self) -> dict[str, str]:
