@@ -722,3 +722,117 @@ def test_saved_files_of_another_mission_are_refused(saved_runs, tmp_path, argv, 
         assert not (tmp_path / "behavior").exists()
     else:
         assert outcome.code in (0, 1) and not outcome.traceback, outcome.err
+
+
+# ------------------------------------------------------------------ every stage under the budget
+
+
+@settings(max_examples=60, deadline=None)
+@given(bits=st.integers(1, 6), data=st.data())
+def test_lazy_enumeration_is_the_sorted_one(bits, data):
+    """Oracle: all_sorted (every path of the BDD, then sorted); the lazy one gives the same
+    assignments in the same order, one at a time."""
+    from bdi_supervisor.spec.structuredslugs import parse_spec
+    from bdi_supervisor.synthesis.symbolic import build_game
+    from bdi_supervisor.synthesis.valuations import all_sorted, sorted_lazily
+
+    names = [f"v{i}" for i in range(bits)]
+    rows = data.draw(st.sets(st.integers(0, 2**bits - 1)))
+    spec = parse_spec("[INPUT]\n" + "\n".join(names) + "\n")
+    game = build_game(spec)
+    u = game.false
+    for row in rows:
+        u |= game.bdd.cube({n: bool(row >> i & 1) for i, n in enumerate(names)})
+    assert list(sorted_lazily(game, u, names)) == all_sorted(game, u, names)
+
+
+BIG_INPUT = "[INPUT]\nx:0...16777215\n\n[OUTPUT]\nb\n\n[SYS_TRANS]\n!b'\n\n[SYS_LIVENESS]\nb\n"
+LONG_RUN = ("[INPUT]\nx:0...65535\n\n[OUTPUT]\nb\n\n[ENV_INIT]\nx = 0\n\n[ENV_TRANS]\n"
+            "x' = x + 1 | x = 65535\n\n[SYS_TRANS]\n!b'\n\n[SYS_LIVENESS]\nb\n")
+
+
+@pytest.mark.parametrize("argv, states", [([], 256), (["--max-states", "10"], 10)])
+def test_explain_of_a_24_bit_input_enumerates_lazily(tmp_path, argv, states):
+    """2^24 initial states: the explicit counter-strategy stops at max_states at once (it used
+    to enumerate and sort every one: no end, 3 GB)."""
+    spec = tmp_path / "big.structuredslugs"
+    spec.write_text(BIG_INPUT)
+    outcome = run_cli("supervisor", ["explain", spec, "--json", *argv])
+    assert outcome.code == 1 and not outcome.traceback, outcome.err
+    record = json.loads(outcome.out)["counter_strategy"]
+    assert record["explicit_states"] == states and record["truncated"]
+    assert record["winning_states"] == 2 * 2**24  # every valuation of x and b
+
+
+def test_a_counter_run_that_does_not_close_is_incomplete(tmp_path):
+    spec = tmp_path / "long.structuredslugs"
+    spec.write_text(LONG_RUN)
+    outcome = run_cli("supervisor", ["explain", spec, "--json", "--no-assumptions"])
+    assert outcome.code == 3 and not outcome.traceback, outcome.err
+    assert "counter-run step budget" in json.loads(outcome.out)["incomplete_reason"]
+
+
+@pytest.mark.parametrize("sections", [
+    dict(zip(("env_init", "env_trans", "env_liveness", "sys_init", "sys_trans", "sys_liveness"),
+             values)) for values in __import__("itertools").product(("TRUE", "FALSE"), repeat=6)
+])
+def test_specs_without_variables(tmp_path, sections):
+    """Oracle (one state, no moves to choose): the system wins when the environment fails its
+    part first (initial, safety, then liveness), else when it keeps its own. ``explain``
+    counts that one state (it said 0 beside one explicit state), and nothing leaks onto
+    stderr (``dd`` warned about empty renamings)."""
+    ei, et, el, si, st_, sl = (sections[k] == "TRUE" for k in sections)
+    realizable = not ei or (si and (not et or (st_ and (not el or sl))))
+    spec = tmp_path / "empty.structuredslugs"
+    spec.write_text("".join(f"[{k.upper()}]\n{v}\n\n" for k, v in sections.items()))
+    solved = run_cli("supervisor", ["solve", spec, "--json"])
+    explained = run_cli("supervisor", ["explain", spec, "--json"])
+    for outcome in (solved, explained):
+        assert outcome.code == (0 if realizable else 1), outcome.err
+        assert outcome.err == "", outcome.err
+    if not realizable:
+        record = json.loads(explained.out)["counter_strategy"]
+        assert record["initial_inputs"] == 1  # the one (empty) input
+        # the environment wins the game from the one state (its initial part aside) when it
+        # can move and the system cannot keep its safety or its liveness
+        won = et and (not st_ or (el and not sl))
+        assert record["winning_states"] == (1 if won else 0)
+        assert (record["explicit_states"] > 0) == si  # a play starts in a system's state
+
+
+def _chain_catalog(folder: Path, count: int) -> Path:
+    """A mission over ``count`` LogState capabilities run one after the other."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["name: chain", "capabilities:"]
+    for i in range(count):
+        before = f"[c{i - 1}]" if i else "['!c0']"
+        lines += [f"  c{i}:", "    interface: LogState", "    parameters: {text: step}",
+                  f"    preconditions: {before}", f"    postconditions: [c{i}]"]
+    (folder / "catalog.yaml").write_text("\n".join(lines) + "\n")
+    mission = folder / "mission.yaml"
+    mission.write_text(f"name: chain{count}\ncatalog: catalog.yaml\nrequest:\n"
+                       f"  initial_conditions: [c0_a]\n  goals: [c{count - 1}]\n")
+    return mission
+
+
+@pytest.mark.parametrize("count, stopped", [(300, "well_separation"), (1000, "spec")])
+def test_every_stage_keeps_the_run_budget(tmp_path, count, stopped):
+    """300 capabilities: well-separation used to ignore the budget (no end); 1000: spec
+    generation builds half a million mutual exclusions. Both stop within the run's budget."""
+    import time
+
+    mission = _chain_catalog(tmp_path, count)
+    started = time.monotonic()
+    outcome = run_cli("supervisor", ["synthesize", mission, "--time-budget", "2", "--quiet",
+                                     "--json", "--out", tmp_path / "out"])
+    assert time.monotonic() - started < 60, "no end near the budget"
+    assert outcome.code == 1 and not outcome.traceback, outcome.err
+    stages = {s["name"]: s for s in json.loads(outcome.out)["stages"]}
+    last = list(stages.values())[-1]
+    assert last["status"] == "INCOMPLETE" and "exhausted during" in \
+        last["record"]["incomplete_reason"]
+    if stopped == "spec":
+        assert list(stages) == ["spec"]
+    elif "well_separation" in stages:  # the spec was built in time (an unloaded machine)
+        assert stages["well_separation"]["status"] == "ANALYSIS_INCOMPLETE"
+    assert sum(s["seconds"] for s in stages.values()) < 2 * 3  # the stages share 2 s

@@ -173,8 +173,25 @@ class _Names:
 
 
 def _column_of(text: str, name: str) -> int | None:
-    match = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
-    return match.start() + 1 if match else None
+    """1-based column of ``name`` as a whole word in ``text`` (a scan: a regex per name would
+    be compiled anew for each of a large catalog's names)."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if not (start and _word(text[start - 1])) and not (end < len(text) and _word(text[end])):
+            return start + 1
+        start = text.find(name, start + 1)
+    return None
+
+
+def _word(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _listed(names: list[str], shown: int = 20) -> str:
+    """``a, b, c`` (the first ``shown`` names, sorted, and how many more)."""
+    first = sorted(names)[:shown]
+    return ", ".join(first) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def parse_condition(doc: YamlDoc, text: object, path: KeyPath, names: _Names) -> Formula:
@@ -458,7 +475,6 @@ def _postconditions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
     values is an error) and the ``@var`` names the outcome leaves free."""
     post: dict[str, tuple[Formula, ...]] = {}
     setters: dict[str, tuple[str, ...]] = {}
-    known = set(catalog.variables) | set(catalog.memory) | set(catalog.capabilities)
     for outcome, items in _per_outcome(doc, spec.get("postconditions"),
                                        (*path, "postconditions"), catalog, flexbe).items():
         formulas: list[Formula] = []
@@ -467,7 +483,7 @@ def _postconditions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
         for where, item in items:
             if isinstance(item, str) and item.strip().startswith("@"):
                 var = item.strip()[1:]
-                if var not in known:
+                if var not in names.memory and var not in names.ints:
                     raise doc.error(f"'@{var}' names no variable", where, found=repr(item),
                                     expected="@ followed by a variable_mappings or memory name")
                 free.append(var)
@@ -494,7 +510,6 @@ def _transitions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
                  flexbe: dict[str, str]) -> dict[str, tuple[Formula, ...]]:
     """Per normalized outcome, the required (or, with ``!``, excluded) follow-on capabilities
     and SM outcomes of ``transition_relation``."""
-    targets = set(catalog.capabilities) | set(catalog.sm_outcome_mappings)
     transitions: dict[str, tuple[Formula, ...]] = {}
     for outcome, items in _per_outcome(doc, spec.get("transition_relation"),
                                        (*path, "transition_relation"), catalog, flexbe).items():
@@ -508,10 +523,11 @@ def _transitions(doc: YamlDoc, spec: dict, path: KeyPath, catalog: Catalog,
                 continue  # the reference skips these too
             negated = text.startswith("!")
             target = text[1:].strip() if negated else text
-            if target not in targets:
+            if target not in catalog.capabilities and target not in catalog.sm_outcome_mappings:
+                targets = [*catalog.capabilities, *catalog.sm_outcome_mappings]
                 raise doc.error(f"transition target '{target}' is not a capability or SM outcome",
                                 where, found=repr(item),
-                                expected="one of " + ", ".join(sorted(targets)))
+                                expected=f"one of {_listed(targets)}{suggestion(target, targets)}")
             formulas.append(Not(Var(target)) if negated else Var(target))
         transitions[outcome] = tuple(formulas)
     return transitions

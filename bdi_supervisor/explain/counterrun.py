@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.explain.counterstrategy import CounterMoves
 from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
@@ -88,8 +89,10 @@ def counter_run(game: SymbolicGame, moves: CounterMoves) -> CounterRun:
             run.end = DEADLOCK
             run.steps.append(PlayStep(game.decode(stuck, names=inputs_names), None, rank))
             return run
-        bits, rank = nexts[0]
-    raise ValueError(f"the counter-run did not close within {MAX_STEPS} steps")
+        bits, rank = next(nexts)
+        if moves.budget is not None:
+            moves.budget.check(game)
+    raise BudgetExceeded("counter-run step", MAX_STEPS)  # a play that does not close soon
 
 
 def lasso_strategy(game: SymbolicGame, run: CounterRun, name: str = "counter_run") -> Strategy:

@@ -47,12 +47,13 @@ found (breadth first). :func:`slugs_text` writes it in slugs' ``--counterStrateg
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bdi_supervisor.spec.slugsin import bit_names
 from bdi_supervisor.synthesis import gr1
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
-from bdi_supervisor.synthesis.valuations import advance, all_sorted, holds, smallest
+from bdi_supervisor.synthesis.valuations import advance, holds, smallest, sorted_lazily
 
 FORMAT = "bdi_supervisor/counterstrategy"
 
@@ -181,9 +182,11 @@ class CounterMoves:
     """The environment's moves and the system's answers from explicit states (shared by the
     explicit counter-strategy and the counter-run)."""
 
-    def __init__(self, game: SymbolicGame, symbolic: SymbolicCounterStrategy) -> None:
+    def __init__(self, game: SymbolicGame, symbolic: SymbolicCounterStrategy,
+                 budget: gr1.Budget | None = None) -> None:
         self.game = game
         self.symbolic = symbolic
+        self.budget = budget
         self.unprime = dict(zip(game.post_vars, game.pre_vars))
         self.unprime_in = dict(zip(game.post_in, game.pre_in))
         self._stuck: Function | None = None
@@ -199,10 +202,11 @@ class CounterMoves:
     def cube(self, bits: dict[str, bool]) -> Function:
         return self.game.bdd.cube(bits)
 
-    def initial(self) -> list[dict[str, bool]]:
+    def initial(self) -> Iterator[dict[str, bool]]:
+        """The initial states the environment wins from, in order, one at a time."""
         game = self.game
         start = self.symbolic.winning & game.env_init & game.sys_init
-        return all_sorted(game, start, game.pre_vars)
+        return sorted_lazily(game, start, game.pre_vars, self.budget)
 
     def goal(self, bits: dict[str, bool], i: int) -> int:
         """The guarantee the environment commits to blocking from the state ``bits`` (a total
@@ -227,14 +231,15 @@ class CounterMoves:
 
     def successors(self, bits: dict[str, bool], rank: tuple[int, int]
                    ) -> tuple[dict[str, bool] | None,
-                              list[tuple[dict[str, bool], tuple[int, int]]]]:
-        """``(deadlock input, [])`` or ``(None, [(next state bits, next rank)...])``."""
+                              Iterator[tuple[dict[str, bool], tuple[int, int]]]]:
+        """``(deadlock input, nothing)`` or ``(None, (next state bits, next rank)...)``, the
+        successors in order and one at a time (the system may have 2^k answers)."""
         game = self.game
         cube = self.cube(bits)
         stuck = cube & self.stuck
         if stuck != game.false:
             chosen = smallest(game, game.exists(game.pre_vars, stuck), game.post_in)
-            return {self.unprime_in[b]: v for b, v in chosen.items()}, []
+            return {self.unprime_in[b]: v for b, v in chosen.items()}, iter(())
         i, j = rank
         moves = cube & self.symbolic.strategy(game, i, j)
         if moves == game.false:
@@ -242,11 +247,13 @@ class CounterMoves:
         chosen = smallest(game, game.exists(game.pre_vars, moves), game.post_in)
         answers = game.within_sys(cube & game.bdd.cube(chosen))
         answers = game.exists(game.pre_vars + game.post_in, answers)
-        result = []
-        for answer in all_sorted(game, answers, game.post_out):
+        return None, self._answers(bits, rank, chosen, answers)
+
+    def _answers(self, bits: dict[str, bool], rank: tuple[int, int], chosen: dict[str, bool],
+                 answers: Function) -> Iterator[tuple[dict[str, bool], tuple[int, int]]]:
+        for answer in sorted_lazily(self.game, answers, self.game.post_out, self.budget):
             after = {self.unprime[b]: v for b, v in {**chosen, **answer}.items()}
-            result.append((after, self.next_rank(rank, {**bits, **chosen, **answer}, after)))
-        return None, result
+            yield after, self.next_rank(rank, {**bits, **chosen, **answer}, after)
 
 
 def explicit_counter_strategy(game: SymbolicGame, symbolic: SymbolicCounterStrategy,
@@ -264,7 +271,7 @@ def explicit_counter_strategy(game: SymbolicGame, symbolic: SymbolicCounterStrat
 
 def _explicit(game: SymbolicGame, symbolic: SymbolicCounterStrategy, max_states: int | None,
               budget: gr1.Budget | None) -> ExplicitCounterStrategy:
-    moves = CounterMoves(game, symbolic)
+    moves = CounterMoves(game, symbolic, budget)
     states: list[CounterState] = []
     index: dict[tuple, int] = {}
     todo: deque[int] = deque()
@@ -291,18 +298,29 @@ def _explicit(game: SymbolicGame, symbolic: SymbolicCounterStrategy, max_states:
         return index[key]
 
     for bits in moves.initial():
-        add(bits, moves.first_rank(bits), initial=True)
+        if add(bits, moves.first_rank(bits), initial=True) is None:
+            return result  # more initial states than max_states
     while todo:
         if budget is not None:
             budget.check(game)
         state = states[todo.popleft()]
         stuck, nexts = moves.successors(state.bits, state.rank)
         targets = [add(stuck, state.rank, deadlock=True)] if stuck is not None else \
-            [add(bits, rank) for bits, rank in nexts]
+            _until_none(add(bits, rank) for bits, rank in nexts)
         state.successors = [t for t in targets if t is not None]
         if result.truncated:
             break
     return result
+
+
+def _until_none(items: Iterator[int | None]) -> list[int | None]:
+    """The items up to the first None (a state past ``max_states``), that one included."""
+    out: list[int | None] = []
+    for item in items:
+        out.append(item)
+        if item is None:
+            break
+    return out
 
 
 def to_json(game: SymbolicGame, explicit: ExplicitCounterStrategy) -> dict:

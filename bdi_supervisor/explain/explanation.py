@@ -149,7 +149,7 @@ def explain(spec: GR1Spec, options: ExplainOptions | None = None,
         record.explicit = counter.explicit_counter_strategy(game, symbolic, limit, budget)
         record.counter_strategy = _strategy_summary(game, solution, symbolic, record.explicit)
         clock.enter("counter_run")
-        moves = counter.CounterMoves(game, symbolic)
+        moves = counter.CounterMoves(game, symbolic, budget)
         record.run = counter_run(game, moves)
         record.lasso = lasso_strategy(game, record.run, f"{spec.name}_counter_run")
         record.counter_run = record.run.to_dict()
@@ -196,12 +196,11 @@ def _strategy_summary(game: SymbolicGame, solution: gr1.Solution,
     inputs = [v.name for v in game.spec.inputs]
     first = game.bdd.pick(initial, care_vars=set(game.pre_in)) if initial != game.false else None
     return {
-        "winning_states": int(game.bdd.count(symbolic.winning, nvars=bits)) if bits else 0,
+        "winning_states": int(game.bdd.count(symbolic.winning, nvars=bits)),  # 1 or 0 at 0 bits
         "complement_of_system_region": symbolic.winning == ~solution.winning,
         "winning_nodes": symbolic.winning.dag_size,
         "fixpoint_steps": symbolic.z_steps, "entries": len(symbolic.entries),
-        "initial_inputs": int(game.bdd.count(initial, nvars=len(game.pre_in)))
-        if game.pre_in else (1 if initial != game.false else 0),
+        "initial_inputs": int(game.bdd.count(initial, nvars=len(game.pre_in))),
         "first_initial_input": game.decode(first, names=inputs) if first is not None else None,
         "explicit_states": len(explicit.states), "truncated": explicit.truncated,
         "deadlock_states": sum(1 for s in explicit.states if s.deadlock),

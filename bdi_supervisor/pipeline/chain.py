@@ -6,6 +6,11 @@ chains :data:`STAGES` and then hands the finished run to
 :func:`~bdi_supervisor.pipeline.output.write_run`, the one function that writes a run folder.
 A stage whose record has ``blocking=True`` and a non-OK status stops the chain and makes the
 exit code non-zero.
+
+The time budget of the run's options (``--time-budget``, ``synthesis.time_budget_s``) covers
+the stages up to synthesis together: spec generation checks it while it builds, well-separation
+gets what is left (or its own ``time_budget_s`` when that is sooner) and synthesis the rest. A
+stage that runs out is ``INCOMPLETE`` and stops the chain.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bdi_supervisor.common import AuditVerdict, ExitCode, Realizability, StageStatus
-from bdi_supervisor.errors import InputError
+from bdi_supervisor.errors import BudgetExceeded, InputError
 from bdi_supervisor.options import SynthesisOptions
 from bdi_supervisor.spec.gr1 import GR1Spec
+from bdi_supervisor.synthesis.gr1 import Budget
 from bdi_supervisor.synthesis.result import SynthesisResult
 
 if TYPE_CHECKING:
@@ -72,6 +78,14 @@ class PipelineRun:
     #: bad input found only when realizing (e.g. an unresolved interface)
     realize_error: InputError | None = None
     stages: list[StageRecord] = field(default_factory=list)
+    #: the run's time budget (the options' ``time_budget``), shared by the stages up to synthesis
+    budget: Budget = field(default_factory=Budget)
+
+    def time_left(self) -> float | None:
+        """Seconds of the run's time budget left (None: no budget); BudgetExceeded when none."""
+        self.budget.check_time()
+        left = self.budget.remaining()
+        return None if left is None else max(left, 1e-3)
 
     @property
     def config(self) -> str:
@@ -102,8 +116,17 @@ def stage_spec(run: PipelineRun) -> StageRecord:
     """Generate the GR(1) spec (``.structuredslugs`` and ``.slugsin`` in the folder)."""
     from bdi_supervisor.specgen.generate import generate_spec
 
-    run.spec = generate_spec(run.mission, **run.overrides)
+    try:
+        run.spec = generate_spec(run.mission, check=run.budget.check_time, **run.overrides)
+    except BudgetExceeded as exhausted:
+        return _out_of_time("spec", exhausted, "spec generation")
     return StageRecord("spec", StageStatus.OK, record=run.spec.counts())
+
+
+def _out_of_time(stage: str, exhausted: BudgetExceeded, phase: str) -> StageRecord:
+    """The record of a stage the run's time budget stopped (it stops the chain)."""
+    return StageRecord(stage, Realizability.INCOMPLETE, blocking=True, ok=False,
+                       record={"incomplete_reason": f"{exhausted} during {phase}"})
 
 
 def stage_well_separation(run: PipelineRun) -> StageRecord:
@@ -114,7 +137,12 @@ def stage_well_separation(run: PipelineRun) -> StageRecord:
     """
     from bdi_supervisor.separation.stage import run_stage, settings
 
-    result = run_stage(run.spec, settings(run.mission))
+    stage = settings(run.mission)
+    try:
+        stage = stage.within(run.time_left())
+    except BudgetExceeded as exhausted:
+        return _out_of_time("well_separation", exhausted, "well-separation")
+    result = run_stage(run.spec, stage)
     run.separation = record = result.record
     summary = {"status": record.status, "cases": record.cases,
                "responsible_assumptions": [a.name for a in record.responsible_assumptions],
@@ -130,8 +158,13 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
     ``run.explain`` is off."""
     from bdi_supervisor.synthesis.synthesize import synthesize
 
+    try:
+        left = run.time_left()
+    except BudgetExceeded as exhausted:
+        return _out_of_time("synthesis", exhausted, "synthesis")
     # the generated spec is already in the mission's declaration order
-    solver = dataclasses.replace(run.options, order="as-written")
+    solver = dataclasses.replace(run.options, order="as-written",
+                                 time_budget=left)
     run.synthesis = result = synthesize(run.spec, solver, progress=run.progress)
     record = result.to_dict()
     if result.status == Realizability.UNREALIZABLE and run.explain:
@@ -139,7 +172,10 @@ def stage_synthesis(run: PipelineRun) -> StageRecord:
             run.progress({"stage": "explain"})
         from bdi_supervisor.pipeline.explain import explain_mission
 
-        run.explanation = explained = explain_mission(run.mission, run.overrides, spec=run.spec)
+        left = run.budget.remaining()  # what synthesis left, if anything (else: incomplete)
+        overrides = {**run.overrides, **({"time_budget": max(left, 1e-3)} if left is not None
+                                         else {})}
+        run.explanation = explained = explain_mission(run.mission, overrides, spec=run.spec)
         record["explanation"] = {"status": explained.explanation.status,
                                  "core": len(explained.explanation.core)}
     return StageRecord("synthesis", result.status, record=record, blocking=True,
@@ -211,7 +247,8 @@ def run(mission: Mission, *, overrides: dict | None = None, out_dir: str | Path 
     folder = Path(out_dir) / mission.name / options.config if out_dir is not None else None
     stages = stages or STAGES
     check_before(mission, folder, stages)
-    state = PipelineRun(mission, options, overrides, folder, progress, draw, explain)
+    state = PipelineRun(mission, options, overrides, folder, progress, draw, explain,
+                        budget=Budget(options.time_budget))
     for stage in stages:
         if progress is not None:
             progress({"stage": stage.__name__.removeprefix("stage_")})

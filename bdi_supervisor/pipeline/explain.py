@@ -66,17 +66,30 @@ def explain_mission(mission: Mission, overrides: dict | None = None, *, spec: GR
     ``overrides`` replace fields of the mission's synthesis options, as in ``pipeline.run``;
     ``assumption_checks``: see :class:`~bdi_supervisor.explain.explanation.ExplainOptions`
     (None: its default)."""
+    from bdi_supervisor.common import Realizability
+    from bdi_supervisor.errors import BudgetExceeded
     from bdi_supervisor.explain.explanation import (
         DEFAULT_ASSUMPTION_CHECKS,
         ExplainOptions,
+        Explanation,
         explain,
     )
     from bdi_supervisor.specgen.generate import generate_spec
+    from bdi_supervisor.synthesis.gr1 import Budget
 
     overrides = dict(overrides or {})
     options = dataclasses.replace(mission.synthesis, **overrides)
-    if spec is None:
-        spec = generate_spec(mission, **overrides)
+    if spec is None:  # the time budget covers generating the spec too
+        budget = Budget(options.time_budget)
+        try:
+            spec = generate_spec(mission, check=budget.check_time, **overrides)
+        except BudgetExceeded as exhausted:
+            return MissionExplanation(mission, options.config, Explanation(
+                mission.name, Realizability.INCOMPLETE,
+                incomplete_reason=f"{exhausted} during spec generation"))
+        left = budget.remaining()
+        if left is not None:
+            options = dataclasses.replace(options, time_budget=max(left, 1e-3))
     # the generated spec is already in the mission's declaration order
     solver = dataclasses.replace(options, order="as-written")
     checks = DEFAULT_ASSUMPTION_CHECKS if assumption_checks is None else assumption_checks

@@ -72,6 +72,15 @@ WRITERS: dict[str, Callable[[PipelineRun, Path], list[Path]]] = {
     "audit": _audit, "realize": _realize}
 
 
+#: where each stage leaves its result in a run (a stage the time budget stopped leaves none)
+RESULTS = {"spec": "spec", "well_separation": "separation", "synthesis": "synthesis",
+           "audit": "audit"}
+
+
+def _has_result(run: PipelineRun, stage: str) -> bool:
+    return stage not in RESULTS or getattr(run, RESULTS[stage]) is not None
+
+
 def write_run(run: PipelineRun, folder: str | Path | None = None) -> Path:
     """Write every file of the stages that ran into ``folder`` (default: ``run.out_dir``), record
     them in their stage records, and write ``summary.json`` last; the folder."""
@@ -79,7 +88,8 @@ def write_run(run: PipelineRun, folder: str | Path | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for record in run.stages:
         writer = WRITERS.get(record.name)
-        record.files = [str(path) for path in writer(run, folder)] if writer else []
+        record.files = ([str(path) for path in writer(run, folder)]
+                        if writer and _has_result(run, record.name) else [])
         if record.name == "realize" and run.realization is not None:
             record.record = run.realization.record()  # now with its path
     _remove_stale(run, folder)

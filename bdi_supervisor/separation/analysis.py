@@ -128,11 +128,13 @@ def well_separation(spec: GR1Spec, options: SeparationOptions | None = None,
 
 def _classify(st: _State) -> None:
     opts = st.options
-    with st.phase("encoding"):
+    with st.phase("encoding"):  # the budget is checked before every clause
         st.safety = build_game(trivial_guarantee_spec(st.spec, justice=False), order=opts.order,
-                               seed=opts.seed, reordering=opts.reordering)
+                               seed=opts.seed, reordering=opts.reordering,
+                               check=st.budget.check_time)
         st.full = build_game(trivial_guarantee_spec(st.spec), order=opts.order, seed=opts.seed,
-                             reordering=opts.reordering, bdd=st.safety.bdd)
+                             reordering=opts.reordering, bdd=st.safety.bdd,
+                             check=st.budget.check_time)
     game = st.safety
     if game.env_init == game.false:
         st.cases.append(P_ALL_E_INI)
@@ -246,7 +248,8 @@ def _core(st: _State, assumptions: list) -> tuple[list[AssumptionRef], bool]:
 
     def fails(subset: list[int]) -> bool:
         game = build_game(trivial_guarantee_spec(st.spec, keep=subset), order=st.options.order,
-                          seed=st.options.seed, reordering=st.options.reordering, bdd=bdd)
+                          seed=st.options.seed, reordering=st.options.reordering, bdd=bdd,
+                          check=st.budget.check_time)
         if game.env_init == game.false:
             result = True
         else:

@@ -11,6 +11,7 @@ The stage never blocks synthesis unless the mission sets ``fail_on_non_well_sepa
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,15 @@ class StageSettings:
     options: SeparationOptions
     fail_on_non_well_separated: bool = False
     fail_on_incomplete: bool = False
+
+    def within(self, seconds: float | None) -> StageSettings:
+        """These settings with at most ``seconds`` for the analysis (what is left of a run's
+        time budget; None: no limit beyond the section's own)."""
+        own = self.options.time_budget_s
+        if seconds is None or (own is not None and own <= seconds):
+            return self
+        return dataclasses.replace(self, options=dataclasses.replace(self.options,
+                                                                     time_budget_s=seconds))
 
 
 @dataclass

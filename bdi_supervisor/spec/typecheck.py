@@ -8,6 +8,8 @@ variables; ``sys_safety`` and liveness may prime anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.limits import excerpt
 from bdi_supervisor.spec.formula import Formula, expected_kinds
@@ -54,9 +56,14 @@ def check_formula(clause: Clause, section: str, declared: dict[str, Variable]) -
                         expected="only environment variables primed in env_safety")
 
 
-def check_spec(spec: GR1Spec) -> None:
-    """Raise :class:`InputError` for the first ill-formed clause of ``spec``."""
+def check_spec(spec: GR1Spec, check: Callable[[], None] | None = None) -> None:
+    """Raise :class:`InputError` for the first ill-formed clause of ``spec``; ``check`` (a time
+    budget) is called every 1024 clauses."""
     declared = {v.name: v for v in spec.variables}
+    count = 0
     for section in SECTIONS:
         for clause in spec.section(section):
             check_formula(clause, section, declared)
+            count += 1
+            if check is not None and count % 1024 == 0:
+                check()

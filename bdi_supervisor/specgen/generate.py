@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
 from bdi_supervisor.common import success_outcome
@@ -79,6 +80,9 @@ from bdi_supervisor.specgen.propositions import (
     to_enumerated,
 )
 
+#: clauses built between two checks of the budget
+CHECK_EVERY = 1024
+
 
 def _v(name: str, primed: bool = False) -> Var:
     return Var(name, primed)
@@ -87,10 +91,15 @@ def _v(name: str, primed: bool = False) -> Var:
 class _Builder:
     """Collects variables and clauses over one-hot names."""
 
-    def __init__(self, catalog: Catalog, request: Request, options: SynthesisOptions) -> None:
+    def __init__(self, catalog: Catalog, request: Request, options: SynthesisOptions,
+                 check: Callable[[], None] | None = None) -> None:
         self.catalog = catalog
         self.request = request
         self.options = options
+        #: raises :class:`~bdi_supervisor.errors.BudgetExceeded` when the run's time is up;
+        #: called every :data:`CHECK_EVERY` clauses (a large catalog makes millions)
+        self.check = check
+        self.clauses = 0
         self.spec = GR1Spec(name=catalog.name)
         self.vars: dict[str, Variable] = {}
         self.order: list[str] = []  # declaration order before the chosen ordering is applied
@@ -120,6 +129,13 @@ class _Builder:
 
     def add(self, section: str, formula: Formula, origin: Origin, comment: str = "") -> None:
         self.spec.section(section).append(Clause(formula, origin, comment))
+        self.tick()
+
+    def tick(self) -> None:
+        """Count one clause built; check the budget every :data:`CHECK_EVERY`."""
+        self.clauses += 1
+        if self.check is not None and self.clauses % CHECK_EVERY == 0:
+            self.check()
 
     def default_init(self, name: str, formula: Formula, origin: Origin) -> None:
         owner = self.vars[name].owner
@@ -460,6 +476,7 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
             formula = to_enumerated(clause.formula, catalog, liveness=section.endswith("liveness"),
                                     origin=clause.origin)
             target.append(Clause(formula, clause.origin, clause.comment))
+            b.tick()
         if section == "env_safety":
             props = [Var(o, True) for o in generic]
             for i, first in enumerate(props):
@@ -483,13 +500,16 @@ def _enumerate(spec: GR1Spec, b: _Builder) -> GR1Spec:
 
 def generate(catalog: Catalog, request: Request,
              constraints: dict[str, tuple[MissionFormula, ...]] | None = None,
-             options: SynthesisOptions | None = None, *, file: str | None = None) -> GR1Spec:
+             options: SynthesisOptions | None = None, *, file: str | None = None,
+             check: Callable[[], None] | None = None) -> GR1Spec:
     """The GR(1) spec of ``catalog`` + ``request`` (+ custom ``constraints``) under ``options``.
 
-    ``file`` is the mission file, for the origins of request and constraint clauses.
+    ``file`` is the mission file, for the origins of request and constraint clauses; ``check``
+    is called while the spec is built and type-checked and may stop it (a time budget: the
+    mutual exclusions of 10,000 capabilities are 50 million clauses).
     """
     options = options or SynthesisOptions()
-    b = _Builder(catalog, request, options)
+    b = _Builder(catalog, request, options, check)
     _declare_all(b)
     _capability_module(b)
     _transition_module(b)
@@ -500,18 +520,20 @@ def generate(catalog: Catalog, request: Request,
     _constraints(b, constraints or {}, file)
     b.spec.variables = _ordered(b)
     spec = b.spec
-    check_spec(spec)  # one-hot names: mission formulas are checked with their own locations
+    check_spec(spec, check)  # one-hot names: mission formulas are checked where they are
     if options.encoding == "enumerated":
         spec = _enumerate(spec, b)
-        check_spec(spec)
+        check_spec(spec, check)
     return spec
 
 
-def generate_spec(mission: Mission, **overrides: object) -> GR1Spec:
-    """The spec of a mission; ``overrides`` replace fields of ``mission.synthesis``."""
+def generate_spec(mission: Mission, check: Callable[[], None] | None = None,
+                  **overrides: object) -> GR1Spec:
+    """The spec of a mission; ``overrides`` replace fields of ``mission.synthesis``; ``check``
+    as for :func:`generate`."""
     options = dataclasses.replace(mission.synthesis, **overrides)
     spec = generate(mission.catalog, mission.request, mission.constraints, options,
-                    file=mission.file)
+                    file=mission.file, check=check)
     spec.name = mission.name
     return spec
 

@@ -55,9 +55,19 @@ class Budget:
     started: float = field(default_factory=lambda: time.monotonic())
     phase: str = ""
 
-    def check(self, game: SymbolicGame | cudd.BDD) -> None:
+    def remaining(self) -> float | None:
+        """Seconds left of the time budget (None: no time budget; never below 0)."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.seconds - (time.monotonic() - self.started))
+
+    def check_time(self) -> None:
+        """Raise :class:`BudgetExceeded` when the time budget is spent (no BDD needed)."""
         if self.seconds is not None and time.monotonic() - self.started > self.seconds:
             raise BudgetExceeded("time", self.seconds)
+
+    def check(self, game: SymbolicGame | cudd.BDD) -> None:
+        self.check_time()
         if self.nodes is not None:
             bdd = game if isinstance(game, cudd.BDD) else game.bdd
             if len(bdd) > self.nodes:

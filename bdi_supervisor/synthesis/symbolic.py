@@ -225,12 +225,13 @@ class SymbolicGame:
     # ------------------------------------------------------------ renaming
 
     def prime(self, u: Function) -> Function:
-        """Rename current bits to next bits (``u`` must not mention next bits)."""
-        return self.bdd.let(self._prime, u)
+        """Rename current bits to next bits (``u`` must not mention next bits); a spec without
+        variables has nothing to rename (and ``dd`` warns on an empty renaming)."""
+        return self.bdd.let(self._prime, u) if self._prime else u
 
     def unprime(self, u: Function) -> Function:
         """Rename next bits to current bits (``u`` must not mention current bits)."""
-        return self.bdd.let(self._unprime, u)
+        return self.bdd.let(self._unprime, u) if self._unprime else u
 
     # ------------------------------------------------------------ quantifiers
 

@@ -95,6 +95,30 @@ def expand(cubes: Iterable[dict[str, bool]], names: list[str]) -> Iterator[dict[
             yield {**cube, **dict(zip(missing, values))}
 
 
+def sorted_lazily(game: SymbolicGame, u: Function, names: list[str],
+                  budget: Budget | None = None) -> Iterator[dict[str, bool]]:
+    """The assignments of ``names`` in ``u`` (a function of ``names`` only) in lexicographic
+    order (False first), one at a time: a caller that needs the first few never enumerates
+    the rest (a predicate of 2^24 assignments gives its first at once). Each comes from one
+    restriction per name, and the time budget is checked every 256."""
+    stack: list[tuple[Function, int, dict[str, bool]]] = [(u, 0, {})]
+    given = 0
+    while stack:
+        node, index, partial = stack.pop()
+        if node == game.false:
+            continue
+        if index == len(names):
+            given += 1
+            if budget is not None and given % 256 == 0:
+                budget.check(game)
+            yield partial
+            continue
+        name = names[index]
+        for value in (True, False):  # False is popped first
+            stack.append((game.bdd.let({name: value}, node), index + 1,
+                          {**partial, name: value}))
+
+
 def all_sorted(game: SymbolicGame, u: Function, names: list[str],
                 budget: Budget | None = None, limit: int | None = None) -> list[dict[str, bool]]:
     """All assignments of ``names`` in ``u`` (a function of ``names`` only) in lexicographic
