@@ -41,6 +41,8 @@ class RunState(str, Enum):
     ASSUMPTION_VIOLATED = "assumption_violated"
     ADAPTER_ERROR = "adapter_error"
     STEP_LIMIT = "step_limit"
+    DEADLOCK = "deadlock"
+    LOOP = "loop"
 
     @property
     def healthy(self) -> bool:
@@ -59,7 +61,7 @@ class RunState(str, Enum):
 
 #: how each final run state ends a process: the goal 0, a designed outcome that is not the goal
 #: (or one the assumptions exclude) 4, the step limit 3 (a budget), a stop 7, an engine or
-#: adapter error 6, a refused supervisor 5
+#: adapter error 6, a refused supervisor 5, a replayed counter-run's win of the environment 1
 RUN_EXIT_CODES = {
     RunState.GOAL_REACHED: ExitCode.OK,
     RunState.FAILED: ExitCode.FAILURE_OUTCOME,
@@ -69,6 +71,9 @@ RUN_EXIT_CODES = {
     RunState.ERROR: ExitCode.ENGINE_ERROR,
     RunState.ADAPTER_ERROR: ExitCode.ENGINE_ERROR,
     RunState.REFUSED: ExitCode.AUDIT_REFUSED,
+    # a replayed counter-run: the environment wins, the mission is unrealizable
+    RunState.DEADLOCK: ExitCode.NEGATIVE,
+    RunState.LOOP: ExitCode.NEGATIVE,
 }
 
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from support.explain_checker import (
     check_core,
+    check_counter_run,
     check_counter_strategy,
     parse_slugs_counter_strategy,
     realizable,
@@ -345,6 +346,56 @@ def test_goat_stays_names_the_constraint_and_replays(tmp_path):
                  "--max-steps", str(replay["max_steps"]), "--force", replay["force"],
                  "--json", "--no-monitor"])
     assert code == 1
+
+
+@pytest.mark.parametrize("name, overrides, end", [
+    ("two_rivers", FAIR_OUTCOME, "deadlock"),
+    ("two_rivers_goat_stays", {}, "deadlock"),
+    ("logistics_p0_holding_start", {}, "loop"),
+])
+def test_every_counter_run_replay_is_labelled_as_the_game_ends(name, overrides, end):
+    """The replay of a counter-run says what the game says: a deadlock (the environment's last
+    outcome, which every assumption allows, leaves the supervisor no safe move) or a loop (a
+    guarantee never holds again), checked on the play with the formula evaluator; never an
+    assumption violation (it was labelled one before)."""
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import explain_mission
+    from bdi_supervisor.specgen.generate import generate_spec
+
+    mission = load_mission(name)
+    explained = explain_mission(mission, overrides)
+    run = explained.explanation.counter_run
+    assert run["end"] == end
+    timeline = explained.timeline
+    assert timeline.status == end and timeline.sm_outcome is None, timeline.reason
+    spec = generate_spec(mission, **overrides)
+    assert check_counter_run(spec, run, timeline.status) == []
+    assert check_counter_run(spec, run, "assumption_violated") != []  # the old label
+    if end == "deadlock":
+        last = timeline.steps[-1]
+        assert last.next == "deadlock"
+        assert f"outcome {last.outcome.outcome!r} of {last.capability}" in timeline.reason
+        assert "leaves the supervisor no move that keeps its safety guarantees" in timeline.reason
+    else:
+        assert f"loops back to step {run['loop_start']} for ever" in timeline.reason
+
+
+def test_run_from_a_fair_outcome_counter_run_replays_the_deadlock(tmp_path, capsys):
+    """``run two_rivers --from <counter-run of its Fair-Outcome spec>``: the replay command the
+    explanation prints ends in the deadlock, exit 1, as the explanation's own replay."""
+    from bdi_supervisor.cli.main import main
+
+    out = tmp_path / "explanation.json"
+    assert main(["explain", "two_rivers", "--liveness", "fair-outcome", "--no-pending",
+                 "-o", str(out)]) == 1
+    capsys.readouterr()
+    replay = json.loads(out.read_text())["counter_run"]["replay"]
+    assert main(["run", "two_rivers", "--from", str(out), "--sim", "forced", "--max-steps",
+                 str(replay["max_steps"]), "--force", replay["force"], "--json",
+                 "--no-monitor"]) == 1
+    result = json.loads(capsys.readouterr().out)["result"]
+    assert result["status"] == "deadlock" and result["sm_outcome"] is None
+    assert "a deadlock: the environment wins" in result["reason"]
 
 
 def test_cli_exit_codes(tmp_path, capsys):

@@ -196,7 +196,7 @@ def _execute(args: argparse.Namespace, mission, prepared):
 
     options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
                          bdi_log=Path(args.bdi_log) if args.bdi_log else None,
-                         max_steps=args.max_steps)
+                         max_steps=args.max_steps, endings=prepared.endings)
     interactive = not args.json and not args.quiet and sys.stderr.isatty()
     ask = _ask if args.operator and sys.stdin.isatty() else None
     if args.operator and ask is None:

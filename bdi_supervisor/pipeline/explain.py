@@ -115,6 +115,34 @@ def _activates(mission: Mission, outputs: dict) -> bool:
                if c != BOOTSTRAP_CAPABILITY)
 
 
+def counter_run_endings(run: dict) -> Any:
+    """How a replay of the counter-run ``run`` (its record: ``end``, ``loop_start``, ``goal``,
+    ``prevented``) is labelled: by the game's ending, never as an assumption violation (every
+    input of a counter-run is one the assumptions allow). A deadlock ends ``deadlock`` (the
+    environment's last outcome leaves the supervisor no safe move), a loop at the step limit
+    ``loop`` (a guarantee never holds again), an outcome the play does not contain ``stopped``
+    (the replay left the counter-run)."""
+    from bdi_supervisor.explain.counterrun import DEADLOCK, LOOP
+    from bdi_supervisor.runtime.executor import Endings
+
+    left = ("stopped", "outcome {outcome!r} of {capability} at {state} is not the counter-run's "
+                       "(the replay left the play)")
+    if run.get("end") == DEADLOCK:
+        return Endings(unanswered=(
+            "deadlock", "the environment's outcome {outcome!r} of {capability} at {state} leaves "
+                        "the supervisor no move that keeps its safety guarantees (a deadlock: "
+                        "the environment wins)"), unanswered_outcome=None)
+    if run.get("end") == LOOP:
+        prevented = run.get("prevented")
+        what = (f"guarantee {prevented.get('description')}" if isinstance(prevented, dict)
+                else f"liveness guarantee {run.get('goal')}")
+        what = what.replace("{", "{{").replace("}", "}}")
+        return Endings(unanswered=left, unanswered_outcome=None, limit=(
+            "loop", f"the play loops back to step {run.get('loop_start')} for ever: {what} never "
+                    "holds again while every assumption does (replayed for {max_steps} steps)"))
+    return Endings(unanswered=left, unanswered_outcome=None)
+
+
 def replay_counter_run(mission: Mission, explanation: Any) -> tuple[Any, Any]:
     """Run the counter-run's lasso strategy with its outcomes forced: (replay, run result)."""
     from bdi_supervisor.explain.replay import mission_machine, replay_script
@@ -123,7 +151,8 @@ def replay_counter_run(mission: Mission, explanation: Any) -> tuple[Any, Any]:
     machine = mission_machine(explanation.lasso, mission)
     replay = replay_script(machine, mission.catalog, explanation.run)
     result = run_supervisor(mission, machine, explanation.lasso, options=RunOptions(
-        sim="forced", force=replay.force or None, max_steps=replay.max_steps))
+        sim="forced", force=replay.force or None, max_steps=replay.max_steps,
+        endings=counter_run_endings(explanation.counter_run)))
     return replay, result
 
 
@@ -151,4 +180,5 @@ def load_counter_run(path: Path, mission: Mission) -> Prepared:
     machine = mission_machine(lasso, mission)
     counts = {"raw": len(lasso.states), "reduced": len(lasso.states),
               "realized": len(machine.states)}
-    return Prepared(lasso, lasso, machine, counts, None, str(path))
+    return Prepared(lasso, lasso, machine, counts, None, str(path),
+                    endings=counter_run_endings(run))

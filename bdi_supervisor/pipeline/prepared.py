@@ -46,6 +46,9 @@ class Prepared:
     source: str = ""
     #: audit warnings (``kind``, ``message``, ``strategy``: raw or reduced)
     warnings: list[dict] = field(default_factory=list)
+    #: how its runs are labelled when they end without a container outcome
+    #: (:class:`~bdi_supervisor.runtime.executor.Endings`; None: a synthesized strategy's way)
+    endings: Any = None
 
 
 def audit_warnings(stages: AuditStages) -> list[dict]:

@@ -57,9 +57,10 @@ from typing import IO, Any
 SCHEMA = "bdi_supervisor/bdi_state"
 VERSION = 1
 EVENTS = ("start", "activate", "outcome", "status", "end")
-#: how a run can end
+#: how a run can end (``deadlock`` and ``loop``: a replayed counter-run, where the environment
+#: wins: the supervisor has no safe move, or a guarantee never holds again)
 FINAL_STATUSES = ("goal_reached", "failed", "stopped", "assumption_violated", "adapter_error",
-                  "step_limit")
+                  "step_limit", "deadlock", "loop")
 
 Record = dict[str, Any]
 Callback = Callable[[Record], None]

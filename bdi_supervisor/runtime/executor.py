@@ -10,6 +10,10 @@ beliefs, and emit BDI state records. The run ends when a transition leads to a c
 strategy's assumptions exclude there (``assumption_violated``), when an adapter breaks a capability
 that cannot fail (``adapter_error``), on an operator stop (the activation is cancelled:
 ``stopped``), when the goals hold in a mission without SM outcomes, or after ``max_steps``.
+What an unanswered outcome and the step limit mean depends on the machine (:class:`Endings`): a
+synthesized strategy leaves only the outcomes its assumptions exclude unanswered, a counter-run's
+lasso the environment's winning move (its replays are labelled by
+:func:`bdi_supervisor.pipeline.explain.counter_run_endings`).
 """
 
 from __future__ import annotations
@@ -69,6 +73,20 @@ class Step:
                 "duration": round(self.duration, 6)}
 
 
+@dataclass(frozen=True)
+class Endings:
+    """How a run that ends without a container outcome is labelled: ``unanswered`` (status and
+    reason) for an outcome the machine's strategy does not answer, ``limit`` for the step limit.
+    The reasons are formatted with ``outcome``, ``capability``, ``state`` and ``max_steps``."""
+
+    unanswered: tuple[str, str] = (
+        "assumption_violated",
+        "outcome {outcome!r} of {capability} is excluded by the strategy's assumptions at {state}")
+    limit: tuple[str, str] = ("step_limit", "{max_steps} steps without an end")
+    #: the container outcome of a run that ends in ``unanswered`` (None: none)
+    unanswered_outcome: str | None = UNEXPECTED
+
+
 @dataclass
 class RunResult:
     status: str
@@ -111,7 +129,8 @@ class Executor:
                  ground_truth: Callable[[], dict] | None = None,
                  timeouts: Mapping[str, float] | None = None,
                  max_steps: int = 1000, mission: str = "", seed: int | None = None,
-                 stop: threading.Event | None = None, source: str | None = None) -> None:
+                 stop: threading.Event | None = None, source: str | None = None,
+                 endings: Endings | None = None) -> None:
         self.machine = machine
         self.catalog = catalog
         self.adapters = dict(adapters)
@@ -124,6 +143,7 @@ class Executor:
         self.mission = mission or machine.name
         self.seed = seed
         self.stop = stop or threading.Event()
+        self.endings = endings or Endings()
         self.run_id = uuid.uuid4().hex[:12]
         self.beliefs = BeliefTracker(catalog, goals, initial_beliefs)
         self._seq = 0
@@ -220,7 +240,8 @@ class Executor:
         try:
             while status == "running":
                 if len(steps) >= self.max_steps:
-                    status, reason = "step_limit", f"{self.max_steps} steps without an end"
+                    status, reason = self.endings.limit
+                    reason = reason.format(max_steps=self.max_steps)
                     break
                 if self.stop.is_set():
                     raise Stopped(current)
@@ -240,9 +261,11 @@ class Executor:
                     reason = (record.outcome.reason
                               or f"{record.capability} {record.outcome.outcome}")
                     if status == "assumption_violated":
-                        reason = (f"outcome {record.outcome.outcome!r} of {record.capability} is "
-                                  f"excluded by the strategy's assumptions at {record.state}")
-                        sm_outcome = UNEXPECTED
+                        status, reason = self.endings.unanswered
+                        reason = reason.format(outcome=record.outcome.outcome,
+                                               capability=record.capability, state=record.state)
+                        sm_outcome = self.endings.unanswered_outcome
+                        record.next = self._last["next"] = sm_outcome or status
                     elif status == "goal_reached":
                         reason = f"reached {record.next}"
                     self._emit("outcome", None, None, status, sm_outcome)

@@ -29,7 +29,7 @@ from bdi_supervisor.runtime.binding import (
     parse_runner,
 )
 from bdi_supervisor.runtime.builtin import Ask
-from bdi_supervisor.runtime.executor import Executor, RunResult
+from bdi_supervisor.runtime.executor import Endings, Executor, RunResult
 from bdi_supervisor.runtime.forced import ForcedAdapter
 from bdi_supervisor.synthesis.strategy import Strategy
 
@@ -43,6 +43,8 @@ class RunOptions:
     force: str | None = None
     bdi_log: Path | None = None
     max_steps: int | None = None
+    #: how a run without a container outcome is labelled (None: a synthesized strategy's way)
+    endings: Endings | None = None
 
 
 def runner_config(mission) -> RunnerConfig:
@@ -108,7 +110,8 @@ def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | Non
             initial_beliefs=initial_beliefs(mission), callbacks=sinks,
             sensors=backend.sensor_reader(), ground_truth=backend.truth_reader(),
             timeouts=config.timeouts, max_steps=options.max_steps or config.max_steps,
-            mission=mission.name, seed=seed, stop=stop, source=mission.file)
+            mission=mission.name, seed=seed, stop=stop, source=mission.file,
+            endings=options.endings)
         if on_ready is not None:
             on_ready(executor)
         return executor.run()

@@ -8,6 +8,10 @@
   input (none: a deadlock), the initial states cover every initial output for some initial input,
   and every cycle satisfies every environment liveness on some edge and misses some system
   liveness on all of its edges (so every play violates the guarantees).
+- :func:`check_counter_run` — a counter-run and the label of its replay, against the game's
+  definitions on the play itself: every input admissible and every answer safe (the
+  environment never breaks an assumption, so no replay is an assumption violation); a deadlock
+  leaves the system no safe answer; a loop meets every assumption and misses its guarantee.
 - :func:`parse_slugs_counter_strategy` — slugs' ``--counterStrategy`` text as the ``states``
   that :func:`check_counter_strategy` reads (Boolean variables only).
 """
@@ -109,6 +113,48 @@ def check_counter_strategy(spec: GR1Spec, states: list[dict]) -> list[str]:
         inner = [(s, t) for s in members for t in edges[s] if t in members]
         if inner and all(any(holds(g, s, t) for s, t in inner) for g in sys_live):
             problems.append(f"a cycle through {sorted(members)[:6]} meets every guarantee")
+    return problems
+
+
+#: the label of a replayed counter-run, by how the play ends
+REPLAY_LABELS = {"deadlock": "deadlock", "loop": "loop"}
+
+
+def check_counter_run(spec: GR1Spec, run: dict, label: str) -> list[str]:
+    """``run``: an explanation's ``counter_run`` record; ``label``: its replay's status."""
+    problems: list[str] = []
+    steps = run["steps"]
+    if REPLAY_LABELS.get(run["end"]) != label:
+        problems.append(f"a counter-run that ends in a {run['end']} is replayed as {label!r}")
+    full = [{**s["inputs"], **(s["outputs"] or {})} for s in steps]
+    if not _all(spec.env_init, steps[0]["inputs"]):
+        problems.append("the first input breaks the initial assumptions")
+    if steps[0]["outputs"] is not None and not _all(spec.sys_init, full[0]):
+        problems.append("the first answer breaks the initial guarantees")
+    for k in range(1, len(steps)):
+        if not _all(spec.env_safety, full[k - 1], steps[k]["inputs"]):
+            problems.append(f"step {k}: the environment breaks an assumption")
+        if steps[k]["outputs"] is not None and not _all(spec.sys_safety, full[k - 1], full[k]):
+            problems.append(f"step {k}: the system's answer is not safe")
+    if run["end"] == "deadlock":
+        if len(steps) < 2 or steps[-1]["outputs"] is not None:
+            return [*problems, "a deadlock needs a last step without an answer"]
+        last, x = full[-2], steps[-1]["inputs"]
+        if any(_all(spec.sys_safety, last, {**x, **y})
+                 for y in solutions(spec.sys_safety, spec.outputs, last, primed=True)):
+            problems.append("a deadlock, but the system has a safe answer to the last input")
+    if run["end"] == "loop":
+        start = run["loop_start"]
+        edges = [(k, k + 1) for k in range(start, len(steps) - 1)] + [(len(steps) - 1, start)]
+        if not _all(spec.env_safety, full[-1], steps[start]["inputs"]) or not _all(
+                spec.sys_safety, full[-1], full[start]):
+            problems.append("the loop's way back breaks safety")
+        for k, assumption in enumerate(spec.env_liveness):
+            if not any(evaluate(assumption.formula, full[a], full[b]) for a, b in edges):
+                problems.append(f"the loop never meets assumption {k}")
+        goal = spec.sys_liveness[run["goal"]].formula
+        if any(evaluate(goal, full[a], full[b]) for a, b in edges):
+            problems.append(f"the loop meets guarantee {run['goal']}, which it should prevent")
     return problems
 
 
