@@ -18,6 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bdi_supervisor.limits import printable
+
 #: how an absent value is shown
 ABSENT = "-"
 
@@ -25,7 +27,12 @@ ABSENT = "-"
 class SuiteConsole(Console):
     """rich's console, except on a closed pipe (``| head``): rich exits with status 1, which
     reads as a negative verdict; this one raises :class:`BrokenPipeError`, which the command
-    line ends quietly (exit 141)."""
+    line ends quietly (exit 141). Every string it renders (printed, or a table's cell) has its
+    control characters escaped (:func:`~bdi_supervisor.limits.printable`): text from a catalog
+    never reaches the terminal as an escape sequence."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        return super().render_str(printable(text), **options)
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
@@ -51,8 +58,8 @@ def plain(value: Any) -> str:
         items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
         return ", ".join(plain(v) for v in items) or ABSENT
     if isinstance(value, dict):
-        return ", ".join(f"{k}={plain(v)}" for k, v in value.items()) or ABSENT
-    return str(value)
+        return ", ".join(f"{printable(k)}={plain(v)}" for k, v in value.items()) or ABSENT
+    return printable(value)
 
 
 def table(*columns: str, title: str | None = None, **options: Any) -> Table:
@@ -63,12 +70,12 @@ def table(*columns: str, title: str | None = None, **options: Any) -> Table:
 
 def _cell_text(cell: Any) -> str:
     if isinstance(cell, Text):
-        return cell.plain
+        return printable(cell.plain)
     if isinstance(cell, str):
         try:
-            return Text.from_markup(cell).plain
+            return printable(Text.from_markup(cell).plain)
         except Exception:
-            return cell
+            return printable(cell)
     return plain(cell)
 
 

@@ -27,7 +27,9 @@ One place for the numbers (``docs/reliability.md`` lists them for users):
   integer, fixed here whatever ``PYTHONINTMAXSTRDIGITS`` says; :func:`numeral` reads one,
   :func:`int_fits` checks a value built another way (YAML's ``0x``/``0b`` or ``1:30`` forms).
 
-:func:`excerpt` shortens the offending text an error message quotes.
+:func:`excerpt` shortens the offending text an error message quotes; :func:`printable` escapes
+the control characters of input text before it is shown (a catalog's text could otherwise
+retitle, recolour or rewrite the operator's terminal).
 """
 
 from __future__ import annotations
@@ -150,6 +152,22 @@ def excerpt(text: object, limit: int = EXCERPT_CHARS) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+#: characters never shown as they are: C0 and C1 controls (escape sequences, bell, carriage
+#: return...) but newline and tab, DEL, and the bidirectional overrides that reorder a line
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: object) -> str:
+    """``text`` with every control character written as its escape (``\\x1b``, ``\\u202e``);
+    newlines and tabs stay."""
+    return _UNPRINTABLE.sub(_escape, str(text))
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def positive_finite(value: object) -> bool:

@@ -836,3 +836,62 @@ def test_every_stage_keeps_the_run_budget(tmp_path, count, stopped):
     elif "well_separation" in stages:  # the spec was built in time (an unloaded machine)
         assert stages["well_separation"]["status"] == "ANALYSIS_INCOMPLETE"
     assert sum(s["seconds"] for s in stages.values()) < 2 * 3  # the stages share 2 s
+
+
+# ------------------------------------------------------------------ control characters
+
+
+HOSTILE_TEXT = "Insert \x1b]0;retitled\x07\x1b[31mred\u202eevil\r\x9b31m\x00"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_printable_escapes_every_control_character(text):
+    """Oracle: no C0/C1 control but newline and tab, no DEL and no bidirectional override
+    remains, and undoing the escapes of a text without backslashes gives it back."""
+    from bdi_supervisor.limits import printable
+
+    shown = printable(text)
+    assert not any((ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f
+                   or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069 for c in shown)
+    if "\\" not in text:
+        import re
+
+        undone = re.sub(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})",
+                        lambda m: chr(int(m.group(1) or m.group(2), 16)), shown)
+        assert undone == text
+
+
+def _hostile_mission(tmp: Path) -> Path:
+    catalog = (CATALOGS / "vending.yaml").read_text().replace(
+        "{text: Insert Coin}", "{text: " + json.dumps(HOSTILE_TEXT) + "}").replace(
+        "item: {0: None,", "item: {0: " + json.dumps("None\x1b[2J") + ",")
+    return vending(tmp, catalog_text=catalog)
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "{M}"], ["run", "{M}", "--seed", "3"], ["spec", "{M}"],
+    ["spec", "{M}", "--format", "slugsin"], ["realize", "{R}", "--mission", "{M}",
+                                               "--out", "{O}"],
+])
+def test_input_text_never_reaches_the_terminal_raw(tmp_path, argv):
+    mission = _hostile_mission(tmp_path / "m")
+    if "{R}" in argv:
+        assert run_cli("supervisor", ["synthesize", mission, "--out", tmp_path / "s",
+                                      "--quiet"]).code == 0
+    names = {"{M}": mission, "{R}": tmp_path / "s" / "vending" / "one-hot-SP" / "reduced.json",
+             "{O}": tmp_path / "out"}
+    outcome = run_cli("supervisor", [names.get(a, a) for a in argv])
+    assert outcome.code == 0 and not outcome.traceback, outcome.err
+    for stream in (outcome.out, outcome.err):
+        assert not any(c in stream for c in "\x1b\x07\r\x9b\x00\u202e"), stream[-500:]
+    if argv[0] == "run":
+        assert "\\x1b]0;retitled\\x07" in outcome.out
+
+
+def test_errors_quoting_input_escape_it(tmp_path):
+    mission = vending(tmp_path, (MISSIONS / "vending.yaml").read_text().replace(
+        "../catalogs/vending.yaml", "catalog.yaml") + '"colour\\e[31m": x\n')
+    outcome = run_cli("supervisor", ["spec", mission])
+    bad_input(outcome, "unknown key", "colour\\x1b[31m")
+    assert "\x1b" not in outcome.err

@@ -24,7 +24,7 @@ from bdi_supervisor.common import ExitCode
 from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import BudgetExceeded, InputError
 from bdi_supervisor.helptext import examples
-from bdi_supervisor.limits import positive_finite
+from bdi_supervisor.limits import positive_finite, printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         title = "witness" if holds else "counterexample"
         console.print(f"\n[bold]{title}[/] for {text}:", soft_wrap=True)
-        print(cert.render(checker), flush=True)
+        print(printable(cert.render(checker)), flush=True)
     if stopped:
         console.print(f"[bold yellow]INCOMPLETE[/] {stopped}; "
                       f"{len(results)} of {len(formulas)} properties checked", soft_wrap=True)

@@ -217,9 +217,12 @@ def _check_working_folder() -> None:
 
 
 def _say(line: str) -> None:
-    """``line`` on stderr, unless stderr cannot take it (closed pipe, full device)."""
+    """``line`` on stderr (its control characters escaped: it quotes input), unless stderr
+    cannot take it (closed pipe, full device)."""
+    from bdi_supervisor.limits import printable
+
     try:
-        print(line, file=sys.stderr, flush=True)
+        print(printable(line), file=sys.stderr, flush=True)
     except OSError:
         streams.silence(sys.stderr)
 

@@ -69,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record, indent=1))
     else:
+        from bdi_supervisor.limits import printable
+
         m = result.machine
-        print(f"behavior {record['behavior']!r} → {record['path']}")
+        print(printable(f"behavior {record['behavior']!r} → {record['path']}"))
         print(f"  {record['module']}.{record['class']}: {len(m.states)} capability states, "
               f"outcomes {list(m.outcomes)}, {record['state_instantiations']} state "
               f"instantiations, initial {m.initial}")

@@ -26,6 +26,7 @@ from bdi_supervisor.cli.arguments import (
 )
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.helptext import examples
+from bdi_supervisor.limits import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                               "counts": prepared.counts, "audit_warnings": prepared.warnings,
                               "result": None}, indent=1))
         else:
-            print(refused, file=sys.stderr)
+            print(printable(refused), file=sys.stderr)
         return ExitCode.NEGATIVE
     result, monitor = _execute(args, mission, prepared)
     _print_run(args, mission, prepared, result, monitor)
@@ -179,7 +180,7 @@ def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
                           **({"explanation": explained.to_dict()} if explained else {})},
                          indent=1))
         return
-    print(f"mission {mission.name}: {verdict.message}", file=sys.stderr)
+    print(printable(f"mission {mission.name}: {verdict.message}"), file=sys.stderr)
     if explained is not None:
         from bdi_supervisor.cli.explanation_view import print_explanation
         from bdi_supervisor.display import output_console

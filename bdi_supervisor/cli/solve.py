@@ -99,14 +99,15 @@ def not_written(outputs: list[tuple[str, str | None]], reason: str) -> None:
     """Say on stderr which of the output files asked for (``(option, path)``) this run did not
     write, and why; a file an earlier run left at such a path is removed, so that it is never
     taken for this run's."""
+    from bdi_supervisor.limits import printable
     from bdi_supervisor.outpaths import remove_stale
 
     for option, path in outputs:
         if path:
             removed = remove_stale(path, f"{option} file")
-            print(f"{option} {path}: not written ({reason})"
-                  + ("; the file an earlier run left there was removed" if removed else ""),
-                  file=sys.stderr)
+            print(printable(f"{option} {path}: not written ({reason})"
+                            + ("; the file an earlier run left there was removed"
+                               if removed else "")), file=sys.stderr)
 
 
 def _write_strategy_files(strategy, spec, args: argparse.Namespace) -> None:

@@ -23,6 +23,7 @@ from bdi_supervisor.cli.arguments import (
 )
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.helptext import examples
+from bdi_supervisor.limits import printable
 
 
 def register(subparsers) -> None:
@@ -107,6 +108,6 @@ def run(args: argparse.Namespace) -> int:
     if args.draw:
         _draw_note(result, output_console(stderr=True))
     if realize_error is not None:  # bad input found at realization (e.g. an unresolved interface)
-        print(f"error: {realize_error.describe()}", file=sys.stderr)
+        print(printable(f"error: {realize_error.describe()}"), file=sys.stderr)
         return ExitCode.BAD_INPUT
     return result.exit_code

@@ -28,6 +28,7 @@ from bdi_supervisor.limits import (
     Heights,
     excerpt,
     numeral,
+    printable,
 )
 from bdi_supervisor.spec.formula import (
     FALSE,
@@ -497,7 +498,7 @@ def format_slugsin(spec: GR1Spec) -> str:
         for clause in clauses:
             label = clause.comment or clause.origin.label()
             if label and label != "unknown":
-                out.append("## " + " / ".join(label.splitlines()))
+                out.append("## " + printable(" / ".join(label.splitlines())))
             out.append(format_prefix(clause.formula))
         out.append("")
     return "\n".join(out)

@@ -35,6 +35,7 @@ from bdi_supervisor.limits import (
     Heights,
     excerpt,
     long_number,
+    printable,
     recursion_headroom,
 )
 from bdi_supervisor.spec.formula import (
@@ -457,7 +458,10 @@ def parse_spec(text: str, *, file: str | None = None, name: str | None = None) -
 
 
 def _comment_lines(comment: str, marker: str) -> list[str]:
-    return [f"{marker} {line}".rstrip() for line in comment.splitlines()] if comment else []
+    """A comment (catalog labels, constraint names) as comment lines, control characters
+    escaped: a spec printed to a terminal shows them, never runs them."""
+    return ([f"{marker} {printable(line)}".rstrip() for line in comment.splitlines()]
+            if comment else [])
 
 
 def format_declaration(var: Variable) -> str:
