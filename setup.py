@@ -56,6 +56,7 @@ setup(
             "numpy>=1.24",  # bench/ctl explicit-state peer and its test
             "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
+            "cflib==0.1.34",  # the Crazyflie backend's tests drive cflib's own classes
             "dask[distributed]>=2024.1",
         ],
         # sweeps on many machines (bdi-supervisor sweep --scheduler ADDRESS)
@@ -68,6 +69,8 @@ setup(
         # quadcopter gate course on RotorPy (fresh venv: ~90 s, ~500 MB with its numpy/scipy/
         # matplotlib/pandas/cvxopt/gymnasium dependencies)
         "rotorpy": ["rotorpy==3.0.0"],
+        # a real Crazyflie for the quadcopter drone node (backend crazyflie; docs/flight.md)
+        "crazyflie": ["cflib==0.1.34"],
         # Real rclpy for the node-layer tests: the third-party ``ros-jazzy-*`` rebuilds on PyPI
         # (Fast DDS only). A test dependency only; package.xml names the real rosdep keys.
         "ros": [
@@ -96,6 +99,7 @@ setup(
             "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
             "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
             "monitor_node = bdi_monitor.ros.monitor_node:main",
+            "drone_node = bdi_supervisor.domains.quadcopter.ros.drone_node:main",
         ],
     },
 )

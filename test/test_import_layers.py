@@ -152,7 +152,11 @@ def violations(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
 
 def subpackage(module: str) -> str:
     """The package unit of ``module``: its subpackage (``bdi_supervisor.spec``) or, for a
-    top-level module, the module itself (``bdi_supervisor.errors``)."""
+    top-level module, the module itself (``bdi_supervisor.errors``); a domain's ROS adapters
+    are a unit of their own (``bdi_supervisor.domains.quadcopter.ros``: top layer, beside the
+    suite's nodes, whose helpers they use)."""
+    if domain_ros(module):
+        return ".".join(module.split(".")[:4])
     return ".".join(module.split(".")[:2])
 
 
@@ -202,7 +206,9 @@ def short(unit: str) -> str:
     if unit in PACKAGES:
         return unit
     package, _, rest = unit.partition(".")
-    return rest if package == "bdi_supervisor" else f"monitor.{rest}"
+    if package == "bdi_supervisor":
+        return rest
+    return f"monitor.{rest}" if package == "bdi_monitor" else unit
 
 
 def architecture_graph(graph: dict[str, set[tuple[str, int]]]) -> str:
@@ -210,11 +216,12 @@ def architecture_graph(graph: dict[str, set[tuple[str, int]]]) -> str:
     foundation: the block of docs/ARCHITECTURE.md between :data:`GRAPH_MARKERS`."""
     edges = package_graph(graph, subpackage)
     units = sorted({subpackage(m) for m in graph}, key=lambda u: (-layer_of(u), short(u)))
-    lines = ["```", f"{'layer':<14} {'package':<24} imports (besides the foundation)"]
+    width = max(24, *(len(short(u)) for u in units))
+    lines = ["```", f"{'layer':<14} {'package':<{width}} imports (besides the foundation)"]
     for unit in units:
         layer = LAYERS[layer_of(unit)][0]
         targets = sorted(short(t) for t in edges.get(unit, {}) if layer_of(t) > 0)
-        line, indent = f"{layer:<14} {short(unit):<24}", " " * 39
+        line, indent = f"{layer:<14} {short(unit):<{width}}", " " * (15 + width)
         for target in targets:
             if len(line) + len(target) + 1 > 100 and line.strip():
                 lines.append(line.rstrip())

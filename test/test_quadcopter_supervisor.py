@@ -204,7 +204,7 @@ def test_the_executed_supervisor_is_the_realized_flexbe_behavior(tmp_path):
         assert written.parameters == machine_state.parameters
         cap = mission.catalog.capabilities[machine_state.capability]
         expected_module = ("flexbe_states.log_state" if cap.interface == "LogState" else
-                           "flexible_drones_flexbe_states." + machine_state.interface_module
+                           "bdi_flexbe_states.quadcopter." + machine_state.interface_module
                            .rpartition(".")[2])
         assert written.module == expected_module
         for flexbe, normalized in machine_state.outcomes.items():

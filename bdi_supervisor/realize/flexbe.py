@@ -56,6 +56,9 @@ ENGINE_IMPORT = (
     "except ImportError:  # FlexBE 2.x (Humble, Iron) names it set_node",
     "    from flexbe_core import set_node as initialize_flexbe_core",
 )
+#: Python packages of states that a ROS package of another name installs (the project's own
+#: states come with the ``bdi_supervisor`` package)
+ROS_PACKAGE_OF = {"bdi_flexbe_states": "bdi_supervisor"}
 DEFAULT_EMAIL = "maintainers@bdi-supervisor.dev"
 DEFAULT_AUTHOR = "bdi_supervisor"
 INDENT = "    "
@@ -368,7 +371,8 @@ def generate_package_xml(names: BehaviorNames, machine: SupervisorMachine, *, ma
     ET.SubElement(root, "description").text = description
     ET.SubElement(root, "maintainer", email=check_email(email)).text = maintainer
     ET.SubElement(root, "license").text = "Apache-2.0"
-    depends = {"flexbe_core"} | {s.interface_module.split(".")[0] for s in machine.states}
+    depends = {"flexbe_core"} | {ROS_PACKAGE_OF.get(package, package) for package in
+                                 (s.interface_module.split(".")[0] for s in machine.states)}
     for dep in sorted(depends):
         ET.SubElement(root, "exec_depend").text = dep
     export = ET.SubElement(root, "export")

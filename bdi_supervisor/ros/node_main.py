@@ -35,7 +35,11 @@ from rclpy.exceptions import (
     InvalidParameterValueException,
     ParameterUninitializedException,
 )
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import (
+    ExternalShutdownException,
+    MultiThreadedExecutor,
+    SingleThreadedExecutor,
+)
 from rclpy.logging import get_logger
 from rclpy.node import Node
 
@@ -124,22 +128,24 @@ class SuiteNode(Node):
 
 
 def run(factory: Callable[[Context], SuiteNode], name: str,
-        args: list[str] | None = None) -> int:
+        args: list[str] | None = None, threads: int = 1) -> int:
     """Run the node made by ``factory(context)`` until it finishes or is stopped.
 
     ``args=None``: the process's own command line; the stop handlers then stay installed
     through interpreter exit. With explicit ``args`` (in-process callers) the previous
-    handlers are put back on return.
+    handlers are put back on return. ``threads`` > 1: callbacks run on that many threads (a
+    node whose callbacks block, in a reentrant callback group).
     """
     STOP.install()
     try:
-        return _run(factory, name, sys.argv if args is None else args)
+        return _run(factory, name, sys.argv if args is None else args, threads)
     finally:
         if args is not None:
             STOP.restore()
 
 
-def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str]) -> int:
+def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str],
+         threads: int = 1) -> int:
     context = Context()
     rclpy.init(args=args, context=context)
     try:
@@ -153,13 +159,14 @@ def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str]) ->
         get_logger(name).info(f"stopped while starting up ({why})")
         context.try_shutdown()
         return ExitCode.OK
-    return spin(node, context)
+    return spin(node, context, threads)
 
 
-def spin(node: SuiteNode, context: Context) -> int:
+def spin(node: SuiteNode, context: Context, threads: int = 1) -> int:
     """Spin ``node`` alone until it finishes, a stop is requested or the context shuts down;
     clean up; return the exit code."""
-    executor = SingleThreadedExecutor(context=context)
+    executor = (SingleThreadedExecutor(context=context) if threads <= 1 else
+                MultiThreadedExecutor(num_threads=threads, context=context))
     executor.add_node(node)
     try:
         while context.ok() and node.exit_code is None and not STOP.requested:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bdi_supervisor.domains.quadcopter.backend import (
@@ -25,6 +26,7 @@ from bdi_supervisor.domains.quadcopter.backend import (
 )
 from bdi_supervisor.domains.quadcopter.course import GateCourse, Segment, Vec, distance
 from bdi_supervisor.domains.quadcopter.profiles import PlatformProfile
+from bdi_supervisor.domains.quadcopter.trajectory import Piece, sample
 
 SUCCESS, COMMANDER_FAILURE, ODOMETRY_UNAVAILABLE, STATUS_CHECK_FAILED = 0, 1, 2, 3
 CANCELLED_CODE, CRASHED, TIMEOUT_CODE = 4, 5, 6
@@ -48,6 +50,20 @@ def flexbe_outcome(return_code: int) -> str:
 
 def frame_name(course: GateCourse, point: str) -> str:
     return point if point in ("start", "end") else f"gate_{point}_target_1"
+
+
+def plan_segment(course: GateCourse, trajectory_id: int, start_frame: str,
+                 target_frame: str) -> Segment | str:
+    """The course segment ``trajectory_id`` when it runs ``start_frame`` -> ``target_frame``,
+    else why not (the planner's refusal)."""
+    if not 1 <= trajectory_id <= 5:
+        return f"no segment {trajectory_id}"
+    segment = course.segment(trajectory_id)
+    names = segment.name.split("->")
+    expected = (frame_name(course, names[0]), frame_name(course, names[1]))
+    if (start_frame, target_frame) != expected:
+        return f"segment {trajectory_id} runs {expected[0]} -> {expected[1]}"
+    return segment
 
 
 @dataclass
@@ -79,6 +95,7 @@ class Trajectory:
     trajectory_id: int
     segment: Segment
     uploaded: bool = False
+    pieces: tuple[Piece, ...] = ()  # as uploaded (polynomial pieces), when uploaded so
 
 
 class SimDrone:
@@ -95,6 +112,7 @@ class SimDrone:
         self.trajectories: dict[int, Trajectory] = {}
         self.log: list[str] = []
         self.segments_flown: list[int] = []
+        self._motion = threading.Lock()  # one motion at a time; the emergency stop waits for it
         self.backend.reset(course.pad)
 
     # -- state ----------------------------------------------------------------------------------
@@ -149,30 +167,26 @@ class SimDrone:
 
     def plan(self, trajectory_id: int, start_frame: str, target_frame: str) -> CallResult:
         """The planner: a trajectory for segment ``trajectory_id`` between the two frames."""
-        if not 1 <= trajectory_id <= 5:
-            return self._result("plan", INVALID_GOAL, f"no segment {trajectory_id}",
-                                self.profile.plan_time_s)
-        segment = self.course.segment(trajectory_id)
-        names = segment.name.split("->")
-        expected = (frame_name(self.course, names[0]), frame_name(self.course, names[1]))
-        if (start_frame, target_frame) != expected:
-            return self._result("plan", INVALID_GOAL,
-                                f"segment {trajectory_id} runs {expected[0]} -> {expected[1]}",
-                                self.profile.plan_time_s)
+        segment = plan_segment(self.course, trajectory_id, start_frame, target_frame)
+        if isinstance(segment, str):
+            return self._result("plan", INVALID_GOAL, segment, self.profile.plan_time_s)
         self.trajectories[trajectory_id] = Trajectory(trajectory_id, segment)
         return self._result("plan", SUCCESS, f"planned {segment.name}", self.profile.plan_time_s,
                             length=round(segment.length(), 3),
                             duration_sec=round(segment.length() / self.profile.cruise_speed, 3))
 
-    def upload(self, trajectory_id: int) -> CallResult:
+    def upload(self, trajectory_id: int, pieces: Sequence[Piece] | None = None) -> CallResult:
+        """Load planned trajectory ``trajectory_id``; ``pieces``: the polynomial pieces it was
+        uploaded as (:mod:`.trajectory`), flown instead of the planned arc."""
         traj = self.trajectories.get(trajectory_id)
         if traj is None:
             return self._result("upload", UPLOAD_FAILURE, f"trajectory {trajectory_id} not planned",
                                 self.profile.upload_time_s)
         traj.uploaded = True
+        traj.pieces = tuple(pieces or ())
+        count = len(traj.pieces) or len(traj.segment.waypoints) - 1
         return self._result("upload", SUCCESS, f"uploaded trajectory {trajectory_id}",
-                            self.profile.upload_time_s,
-                            uploaded_pieces=len(traj.segment.waypoints) - 1)
+                            self.profile.upload_time_s, uploaded_pieces=count)
 
     def execute(self, trajectory_id: int, timescale: float = 1.0,
                 cancel: threading.Event | None = None) -> CallResult:
@@ -188,7 +202,8 @@ class SimDrone:
         speed = self.profile.cruise_speed / max(timescale, 1e-3)
         expected = seg.length() / speed
         target = self.course.gates[seg.gate].center if seg.gate else seg.end
-        result = self._move("execute", Motion(list(seg.waypoints), speed, "segment", seg.index,
+        waypoints = sample(traj.pieces, 0.05) if traj.pieces else list(seg.waypoints)
+        result = self._move("execute", Motion(waypoints, speed, "segment", seg.index,
                                               budget_s=expected + self.profile.timeout_slack_s,
                                               cancel=cancel), target=target)
         if result.ok:
@@ -214,6 +229,33 @@ class SimDrone:
                                           budget_s=length / speed + self.profile.timeout_slack_s,
                                           cancel=cancel))
 
+    def go_to(self, goal: Vec, duration: float = 0.0,
+              cancel: threading.Event | None = None) -> CallResult:
+        """Straight to ``goal`` in ``duration`` s (<= 0: at half the cruise speed)."""
+        if self.crashed:
+            return self._result("go_to", CRASHED, "vehicle crashed", 0.0)
+        if not self.airborne:
+            return self._result("go_to", START_FAILURE, "not airborne", 0.0)
+        p = self.position
+        length = distance(p, goal)
+        speed = length / duration if duration > 0 else 0.5 * self.profile.cruise_speed
+        speed = max(speed, 1e-3)
+        return self._move("go_to", Motion([p, goal], speed, "go_to",
+                                          budget_s=length / speed + self.profile.timeout_slack_s,
+                                          cancel=cancel))
+
+    def emergency_stop(self, reason: str) -> CallResult:
+        """Motors off: an airborne drone falls where it is. Waits for a running motion to end
+        (the caller cancels it first)."""
+        with self._motion:
+            if self.airborne:
+                self.crashed = True
+                p = self.position
+                self.backend.reset((p[0], p[1], 0.0))
+            self.armed = False
+            self.log.append(f"emergency stop: {reason}")
+            return self._result("emergency_stop", SUCCESS, f"motors stopped ({reason})", 0.0)
+
     def land(self, height: float = 0.0, duration: float | None = None,
              cancel: threading.Event | None = None) -> CallResult:
         if self.crashed:
@@ -234,6 +276,10 @@ class SimDrone:
 
     # -- motion ---------------------------------------------------------------------------------
     def _move(self, call: str, motion: Motion, target: Vec | None = None) -> CallResult:
+        with self._motion:
+            return self._fly(call, motion, target)
+
+    def _fly(self, call: str, motion: Motion, target: Vec | None = None) -> CallResult:
         result = self.backend.fly(motion, self.clock, target)
         code = _MOTION_CODES[result.status]
         if result.status == COLLISION:

@@ -9,6 +9,7 @@ Configured from a mission's quadcopter runner block::
     dropouts:                   # pose-feed dropout injection (dropout.py)
       - {segment: 2, at: 0.3, duration: 1.0}
     seed: 7                     # RotorPy noise seed (default: the run's seed, else 0)
+    geofence: {min: [-3, -3, 0], max: [3, 3, 2]}   # default: the course's bounds (geofence.py)
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from bdi_supervisor.domains.quadcopter.adapters import DroneAdapter, build_adapt
 from bdi_supervisor.domains.quadcopter.course import GateCourse
 from bdi_supervisor.domains.quadcopter.drone import SimDrone
 from bdi_supervisor.domains.quadcopter.dropout import DropoutPlan, parse_dropouts
+from bdi_supervisor.domains.quadcopter.geofence import Geofence, parse_geofence
 from bdi_supervisor.domains.quadcopter.kinematic import KinematicBackend
 from bdi_supervisor.domains.quadcopter.profiles import PlatformProfile, profile
 from bdi_supervisor.errors import InputError
 
-CONFIG_KEYS = ("platform", "backend", "watchdog", "profile", "dropouts", "seed")
+CONFIG_KEYS = ("platform", "backend", "watchdog", "profile", "dropouts", "seed", "geofence")
 BACKENDS = ("kinematic", "rotorpy")
 #: wall-clock deadline per activation (the simulated-time deadlines are the profile's)
 WALL_TIMEOUT = {"kinematic": 10.0, "rotorpy": 120.0}
@@ -41,6 +43,7 @@ class QuadcopterSim:
     dropouts: DropoutPlan
     watchdog: bool
     seed: int
+    geofence: Geofence
 
     def adapters(self, catalog: Catalog, capabilities: list[str] | None = None,
                  source: str | None = None) -> dict[str, DroneAdapter]:
@@ -59,10 +62,23 @@ class QuadcopterSim:
                 "dropouts": [w.__dict__ for w in self.dropouts.windows]}
 
 
-def make_sim(config: Mapping[str, Any] | None = None, *, seed: int | None = None,
-             source: str | None = None, key: str = "runner.quadcopter",
-             course: GateCourse | None = None) -> QuadcopterSim:
-    """Build the simulator from a runner block (see the module docstring)."""
+@dataclass(frozen=True)
+class DroneConfig:
+    """A mission's quadcopter block, validated (see the module docstring)."""
+
+    profile: PlatformProfile
+    backend: str
+    watchdog: bool
+    seed: int
+    dropouts: DropoutPlan
+    course: GateCourse
+    geofence: Geofence
+
+
+def read_config(config: Mapping[str, Any] | None = None, *, seed: int | None = None,
+                source: str | None = None, key: str = "runner.quadcopter",
+                course: GateCourse | None = None) -> DroneConfig:
+    """Validate a runner block; a wrong key or value is an :class:`InputError` naming it."""
     config = dict(config or {})
     for name in config:
         if name not in CONFIG_KEYS:
@@ -88,11 +104,26 @@ def make_sim(config: Mapping[str, Any] | None = None, *, seed: int | None = None
                          found=repr(run_seed), expected="integer")
     dropouts = parse_dropouts(config.get("dropouts"), source, f"{key}.dropouts")
     course = course or GateCourse()
+    fence = parse_geofence(config.get("geofence"), course, source, f"{key}.geofence")
+    return DroneConfig(prof, backend_name, watchdog, run_seed, dropouts, course, fence)
+
+
+def make_sim(config: Mapping[str, Any] | None = None, *, seed: int | None = None,
+             source: str | None = None, key: str = "runner.quadcopter",
+             course: GateCourse | None = None, backend: str | None = None) -> QuadcopterSim:
+    """Build the simulator from a runner block (see the module docstring); ``backend``
+    overrides the block's."""
+    c = read_config(config, seed=seed, source=source, key=key, course=course)
+    backend_name = backend or c.backend
+    if backend_name not in BACKENDS:
+        raise InputError("unknown quadcopter backend", key="backend", found=repr(backend_name),
+                         expected=" or ".join(BACKENDS))
     if backend_name == "rotorpy":
         from bdi_supervisor.domains.quadcopter.rotorpy_backend import RotorPyBackend
 
-        backend = RotorPyBackend(course, prof, dropouts, watchdog, run_seed)
+        motion = RotorPyBackend(c.course, c.profile, c.dropouts, c.watchdog, c.seed)
     else:
-        backend = KinematicBackend(course, prof, dropouts, watchdog)
-    drone = SimDrone(course, prof, backend)
-    return QuadcopterSim(course, prof, drone, backend_name, dropouts, watchdog, run_seed)
+        motion = KinematicBackend(c.course, c.profile, c.dropouts, c.watchdog)
+    drone = SimDrone(c.course, c.profile, motion)
+    return QuadcopterSim(c.course, c.profile, drone, backend_name, c.dropouts, c.watchdog,
+                         c.seed, c.geofence)

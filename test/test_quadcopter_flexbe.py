@@ -1,0 +1,190 @@
+"""The quadcopter missions flown by FlexBE: the realized behaviors run under the real flexbe_core
+with the project's drone states (``bdi_flexbe_states.quadcopter``) against ``drone_node`` (real
+rclpy, its own process) on the simulated course.
+
+Each behavior runs the way ``flexbe_onboard`` runs it (the node on a SingleThreadedExecutor, the
+behavior constructed with it, ``execute()`` on a worker thread; one node for all of them, as
+onboard runs behavior after behavior), each against a drone node of its own. The oracle is the embedded
+executor: the same supervisor run on the same mission (same platform, seed, dropouts) visits the
+same capabilities with the same outcomes, and the behavior ends with the machine's container
+outcome for that run (``finished`` for the nominal flights, ``aborted`` for the PiHawk's
+dropout). The drone node's status at the end shows the drone landed and disarmed.
+
+Skipped where rclpy, flexbe_core or flexible_drones_msgs is not importable (source
+``../shared/ros-stack/env.sh`` and ``../shared/ros-stack/domains/env.sh``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+try:
+    import rclpy
+    from flexbe_core.core import PreemptableState
+    from flexbe_core.proxy import shutdown_proxies
+    from flexible_drones_msgs.srv import GetStatus
+    from rclpy.executors import SingleThreadedExecutor
+except ImportError as error:  # pragma: no cover - depends on the ROS installation
+    pytest.skip(f"real flexbe_core/rclpy/flexible_drones_msgs not importable ({error}): source "
+                "../shared/ros-stack/env.sh and ../shared/ros-stack/domains/env.sh",
+                allow_module_level=True)
+
+from support.ros_helpers import next_domain, start_node, stop
+from support.supervisors import prepared
+
+from bdi_supervisor.realize.stage import realize_mission
+from bdi_supervisor.runtime.session import run_supervisor
+
+pytestmark = pytest.mark.ros
+
+MISSIONS = {"quadcopter_crazyflie": "finished", "quadcopter_pihawk": "finished",
+            "quadcopter_pihawk_dropout": "aborted"}
+
+
+@pytest.fixture(scope="module")
+def domain():
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    os.environ["ROS_DOMAIN_ID"] = str(next_domain())
+    return os.environ["ROS_DOMAIN_ID"]
+
+
+def start_drone(mission: str, backend: str):
+    return start_node("bdi_supervisor.domains.quadcopter.ros.drone_node",
+                      ["-p", f"mission:={mission}", "-p", f"backend:={backend}"], dict(os.environ))
+
+
+@pytest.fixture(scope="module")
+def flexbe_node(domain):
+    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard sets it up;
+    one for the module, as onboard keeps one for every behavior it runs (FlexBE 3.0.7's
+    ``shutdown_proxies`` leaves its proxies unusable for the same topics afterwards)."""
+    initialized_here = not rclpy.ok()
+    if initialized_here:
+        rclpy.init()
+    node = rclpy.create_node("bdi_quadcopter_test")
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        yield node, executor
+    finally:
+        shutdown_proxies()
+        for _ in range(20):
+            executor.spin_once(timeout_sec=0.001)
+        executor.remove_node(node)
+        executor.shutdown()
+        node.destroy_node()
+        if initialized_here:
+            rclpy.try_shutdown()
+
+
+def _import(realization):
+    sys.path.insert(0, str(realization.path))
+    importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(realization.package.names.package_path)
+    finally:
+        sys.path.remove(str(realization.path))
+    return getattr(module, realization.package.names.class_name)
+
+
+def _trace(machine) -> list:
+    """Record ``(state name, outcome)`` of every state the behavior's machine finishes."""
+    trace = []
+    for state in machine._states:
+        inner = state.execute
+
+        def execute(userdata, _inner=inner, _name=state.name):
+            outcome = _inner(userdata)
+            if outcome is not None:
+                trace.append((_name, outcome))
+            return outcome
+
+        state.execute = execute
+    return trace
+
+
+def fly(behavior_class, node, executor, timeout: float) -> tuple[str | None, list]:
+    behavior = behavior_class(node)
+    PreemptableState.preempt = False
+    behavior.set_up(beh_id=0, autonomy_level=255, debug=False)
+    behavior.prepare_for_execution({})
+    behavior.confirm()
+    trace = _trace(behavior._state_machine)
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(behavior.execute()), daemon=True)
+    worker.start()
+    deadline = time.monotonic() + timeout
+    while worker.is_alive() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    if worker.is_alive():
+        behavior.preempt()
+        worker.join(5.0)
+    PreemptableState.preempt = False
+    return (outcome[0] if outcome else None), trace
+
+
+def drone_status(node, executor, drone: str = "drone"):
+    client = node.create_client(GetStatus, f"/{drone}/get_status")
+    assert client.wait_for_service(timeout_sec=30.0)
+    future = client.call_async(GetStatus.Request(drone_id=drone))
+    deadline = time.monotonic() + 10.0
+    while not future.done() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    node.destroy_client(client)
+    return future.result().status
+
+
+def _fly_mission(name, backend, flexbe_node, tmp_path, timeout):
+    node, executor = flexbe_node
+    mission, prep = prepared(name)
+    embedded = run_supervisor(mission, prep.machine, prep.reduced)
+    realization = realize_mission(prep.reduced, mission, out_dir=tmp_path / "behavior")
+    process = start_drone(str(mission.file), backend)
+    try:
+        drone_status(node, executor)  # the drone node is up and discovered: fly
+        outcome, trace = fly(_import(realization), node, executor, timeout)
+        status = drone_status(node, executor)
+    finally:
+        _, log = stop(process)
+    return mission, prep, embedded, outcome, trace, status, log
+
+
+def _capability_trace(prep, trace) -> list[tuple[str, str]]:
+    states = {s.name: s for s in prep.machine.states}
+    return [(states[name].capability, states[name].outcomes[flexbe]) for name, flexbe in trace]
+
+
+@pytest.mark.parametrize("name", sorted(MISSIONS))
+def test_flexbe_flies_the_mission_as_the_embedded_executor(name, flexbe_node, tmp_path):
+    _, prep, embedded, outcome, trace, status, log = _fly_mission(
+        name, "kinematic", flexbe_node, tmp_path, 90.0)
+    assert outcome == MISSIONS[name] == embedded.sm_outcome, log[-3000:]
+    assert _capability_trace(prep, trace) == [(s.capability, s.outcome.outcome)
+                                              for s in embedded.steps]
+    assert not status.status_flags & (status.STATUS_ARMED | status.STATUS_AIRBORNE)
+    assert status.state == status.STATE_PREARM  # landed, disarmed, not crashed
+    if name.endswith("dropout"):
+        assert "execute: pose stale" in log and "(code 2)" in log
+        assert "go_to: reached" in log  # the retreat out of the gate, then the landing
+
+
+@pytest.mark.simulation
+@pytest.mark.parametrize("name", ["quadcopter_crazyflie", "quadcopter_pihawk_dropout"])
+def test_flexbe_flies_the_mission_on_rotorpy(name, flexbe_node, tmp_path):
+    pytest.importorskip("rotorpy", reason="RotorPy not installed (pip install '.[rotorpy]')")
+    _, prep, embedded, outcome, trace, status, log = _fly_mission(
+        name, "rotorpy", flexbe_node, tmp_path, 300.0)
+    assert outcome == MISSIONS[name], log[-3000:]
+    caps = [cap for cap, _ in _capability_trace(prep, trace)]
+    if name.endswith("dropout"):
+        assert caps[caps.index("execute_3") + 1:] == ["log_failed", "retreat", "abort_land",
+                                                       "abort_disarm"]
+    else:
+        assert caps == [s.capability for s in embedded.steps]
+    assert status.state == status.STATE_PREARM
