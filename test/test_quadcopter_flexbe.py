@@ -4,11 +4,11 @@ rclpy, its own process) on the simulated course.
 
 Each behavior runs the way ``flexbe_onboard`` runs it (the node on a SingleThreadedExecutor, the
 behavior constructed with it, ``execute()`` on a worker thread; one node for all of them, as
-onboard runs behavior after behavior), each against a drone node of its own. The oracle is the embedded
-executor: the same supervisor run on the same mission (same platform, seed, dropouts) visits the
-same capabilities with the same outcomes, and the behavior ends with the machine's container
-outcome for that run (``finished`` for the nominal flights, ``aborted`` for the PiHawk's
-dropout). The drone node's status at the end shows the drone landed and disarmed.
+onboard runs behavior after behavior), each against a drone node of its own. The oracle is the
+embedded executor: the same supervisor run on the same mission (same platform, seed, dropouts)
+visits the same capabilities with the same outcomes, and the behavior ends with the machine's
+container outcome for that run (``finished`` for the nominal flights, ``aborted`` for the
+PiHawk's dropout). The drone node's status at the end shows the drone landed and disarmed.
 
 Skipped where rclpy, flexbe_core or flexible_drones_msgs is not importable (source
 ``../shared/ros-stack/env.sh`` and ``../shared/ros-stack/domains/env.sh``).
@@ -188,3 +188,40 @@ def test_flexbe_flies_the_mission_on_rotorpy(name, flexbe_node, tmp_path):
     else:
         assert caps == [s.capability for s in embedded.steps]
     assert status.state == status.STATE_PREARM
+
+
+def test_each_drone_state_takes_the_catalogs_parameters_and_declares_its_outcomes(flexbe_node):
+    """Every capability's state builds from the catalog's parameters alone, declares exactly the
+    catalog's outcomes and userdata keys, and its docstring lists its parameters, outcomes and
+    keys as flexbe_states' do."""
+    import inspect
+    import re
+
+    from bdi_supervisor.catalog.interfaces import resolve_interface
+
+    try:  # FlexBE 3.x, 4.x
+        from flexbe_core import initialize_flexbe_core
+    except ImportError:  # FlexBE 2.x
+        from flexbe_core import set_node as initialize_flexbe_core
+
+    initialize_flexbe_core(flexbe_node[0])  # what a behavior's constructor does
+    mission, _ = prepared("quadcopter_crazyflie")
+    checked = set()
+    for name, cap in sorted(mission.catalog.capabilities.items()):
+        module, cls = resolve_interface(cap.interface)
+        if not module.startswith("bdi_flexbe_states."):
+            continue
+        state_class = getattr(importlib.import_module(module), cls)
+        state = state_class(**{p.name: p.value for p in cap.parameters})
+        assert sorted(state.outcomes) == sorted(cap.flexbe_outcomes), name
+        assert set(state.input_keys) == set(cap.userdata_in), name
+        assert set(state.output_keys) == set(cap.userdata_out), name
+        doc = inspect.getdoc(state_class)
+        documented = set(re.findall(r"^-- (\w+)", doc, re.M))
+        assert documented == set(inspect.signature(state_class).parameters), name
+        assert set(re.findall(r"^<= (\w+)", doc, re.M)) == set(cap.flexbe_outcomes), name
+        keys = set(re.findall(r"^(?:>#|#>) (\w+)", doc, re.M))
+        assert keys == set(cap.userdata_in) | set(cap.userdata_out), name
+        checked.add(cls)
+    assert checked == {"ArmState", "TakeoffState", "PlanTrajectoryState", "UploadTrajectoryState",
+                       "ExecuteTrajectoryState", "GoToState", "LandState"}
