@@ -54,9 +54,10 @@ def domain():
     return os.environ["ROS_DOMAIN_ID"]
 
 
-def start_drone(mission: str, backend: str):
+def start_drone(mission: str, backend: str, *parameters: str):
+    args = [f"mission:={mission}", f"backend:={backend}", *parameters]
     return start_node("bdi_supervisor.domains.quadcopter.ros.drone_node",
-                      ["-p", f"mission:={mission}", "-p", f"backend:={backend}"], dict(os.environ))
+                      [item for arg in args for item in ("-p", arg)], dict(os.environ))
 
 
 @pytest.fixture(scope="module")
@@ -140,12 +141,12 @@ def drone_status(node, executor, drone: str = "drone"):
     return future.result().status
 
 
-def _fly_mission(name, backend, flexbe_node, tmp_path, timeout):
+def _fly_mission(name, backend, flexbe_node, tmp_path, timeout, *parameters):
     node, executor = flexbe_node
     mission, prep = prepared(name)
     embedded = run_supervisor(mission, prep.machine, prep.reduced)
     realization = realize_mission(prep.reduced, mission, out_dir=tmp_path / "behavior")
-    process = start_drone(str(mission.file), backend)
+    process = start_drone(str(mission.file), backend, *parameters)
     try:
         drone_status(node, executor)  # the drone node is up and discovered: fly
         outcome, trace = fly(_import(realization), node, executor, timeout)
@@ -172,6 +173,26 @@ def test_flexbe_flies_the_mission_as_the_embedded_executor(name, flexbe_node, tm
     if name.endswith("dropout"):
         assert "execute: pose stale" in log and "(code 2)" in log
         assert "go_to: reached" in log  # the retreat out of the gate, then the landing
+
+
+def test_flexbe_flies_a_dry_run_crazyflie_logging_every_command(flexbe_node, tmp_path):
+    """The same states and node on the Crazyflie backend in a dry run: no radio, every cflib
+    command logged, the mission flown to ``finished``."""
+    _, prep, embedded, outcome, trace, status, log = _fly_mission(
+        "quadcopter_crazyflie", "crazyflie", flexbe_node, tmp_path, 90.0, "dry_run:=true",
+        "uri:=radio://0/80/2M/E7E7E7E7E7")
+    assert outcome == "finished", log[-3000:]
+    assert _capability_trace(prep, trace) == [(s.capability, s.outcome.outcome)
+                                              for s in embedded.steps]
+    sent = [line.split("dry run, not sent: ", 1)[1] for line in log.splitlines()
+            if "dry run, not sent: " in line]
+    assert sent[0] == "SyncCrazyflie('radio://0/80/2M/E7E7E7E7E7').open_link()"
+    assert sent[1:3] == ["cf.supervisor.send_arming_request(True)",
+                         "cf.high_level_commander.takeoff(1, 2.5)"]
+    assert sum(c.startswith("cf.high_level_commander.start_trajectory(") for c in sent) == 5
+    assert sent[-4:] == ["cf.high_level_commander.land(0, 3)", "cf.high_level_commander.stop()",
+                         "cf.supervisor.send_arming_request(False)", "SyncCrazyflie.close_link()"]
+    assert status.state == status.STATE_PREARM
 
 
 @pytest.mark.simulation

@@ -63,6 +63,7 @@ FULL_V, EMPTY_V = 4.2, 3.0
 ARRIVAL_TOLERANCE = 0.15
 #: telemetry variables streamed during a flight
 TELEMETRY = ("stateEstimate.x", "stateEstimate.y", "stateEstimate.z", "pm.vbat")
+_DRIVERS: list[bool] = []  # cflib's link drivers are set up (once per process)
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,9 @@ class CflibLink(Link):
         except ImportError as error:
             raise ImportError("the Crazyflie backend needs cflib: pip install "
                               f"'bdi_supervisor[crazyflie]' ({error})") from error
-        cflib.crtp.init_drivers()
+        if not _DRIVERS:  # cflib's init_drivers adds its drivers again on every call
+            cflib.crtp.init_drivers()
+            _DRIVERS.append(True)
         self._scf = SyncCrazyflie(self.settings.uri, cf=Crazyflie(rw_cache=None))
         opened = threading.Event()
         failure: list[Exception] = []
@@ -313,6 +316,7 @@ class CrazyflieDrone:
         self.trajectories: dict[int, Trajectory] = {}
         self.armed = False
         self.crashed = False  # the motors were stopped in flight (emergency stop)
+        self.emergency: str | None = None  # why the motors were stopped (latched)
         self.loaded: int | None = None  # the trajectory id defined in the trajectory memory
         self.segments_flown: list[int] = []
         self._t0 = time.monotonic()
@@ -474,6 +478,7 @@ class CrazyflieDrone:
         if self.airborne:
             self.crashed = True
         self.armed = False
+        self.emergency = self.emergency or reason
         return self._result("emergency_stop", SUCCESS, f"motors stopped ({reason})", started)
 
     # -- motion ---------------------------------------------------------------------------------

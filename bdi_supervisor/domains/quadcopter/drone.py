@@ -112,6 +112,7 @@ class SimDrone:
         self.trajectories: dict[int, Trajectory] = {}
         self.log: list[str] = []
         self.segments_flown: list[int] = []
+        self.emergency: str | None = None  # why the motors were stopped (latched)
         self._motion = threading.Lock()  # one motion at a time; the emergency stop waits for it
         self.backend.reset(course.pad)
 
@@ -253,6 +254,7 @@ class SimDrone:
                 p = self.position
                 self.backend.reset((p[0], p[1], 0.0))
             self.armed = False
+            self.emergency = self.emergency or reason
             self.log.append(f"emergency stop: {reason}")
             return self._result("emergency_stop", SUCCESS, f"motors stopped ({reason})", 0.0)
 

@@ -59,6 +59,7 @@ class Vehicle(Protocol):
     armed: bool
     crashed: bool
     log: list[str]
+    emergency: str | None  # why the motors were stopped (latched), else None
 
     @property
     def position(self) -> Vec: ...
@@ -84,7 +85,8 @@ class Vehicle(Protocol):
              cancel: threading.Event | None = None) -> CallResult: ...
 
     def emergency_stop(self, reason: str) -> CallResult:
-        """Motors off now; safe to call from any thread, also during a motion."""
+        """Motors off now (the first reason latches in ``emergency``); safe to call from any
+        thread, also during a motion."""
         ...
 
     def snapshot(self) -> dict: ...
@@ -118,7 +120,6 @@ class DroneServer:
         self.name = name
         self.log = log or (lambda text: None)
         self.planned: dict[int, list[T.Piece]] = {}
-        self.stopped: str | None = None  # why the emergency stop latched
         self.activity = "idle"
         self._lock = threading.Lock()
         self._cancel = threading.Event()
@@ -187,9 +188,13 @@ class DroneServer:
         """Cancel the running motion (it ends with code 4)."""
         self._cancel.set()
 
+    @property
+    def stopped(self) -> str | None:
+        """Why the motors were stopped (the stop latches), else ``None``."""
+        return self.vehicle.emergency
+
     def emergency_stop(self, reason: str) -> CallResult:
         """Stop the motors now (also while another command runs) and latch the stop."""
-        self.stopped = self.stopped or reason
         self.log(f"EMERGENCY STOP: {reason}")
         self._cancel.set()
         return self.vehicle.emergency_stop(reason)
