@@ -155,7 +155,8 @@ def test_flies_a_segment_through_cflibs_high_level_commander(crazyflie):
         assert names(emulator) == ["arm", "takeoff", "define_trajectory", "start_trajectory",
                                    *["go_to"] * len(legs), "land", "stop", "arm"]
         assert emulator.commands[3][1][:2] == (1, pytest.approx(1.0))  # id 1, time scale 1
-        assert not emulator.armed and server.vehicle.position[2] < 0.05
+        assert not emulator.armed and emulator.where()[2] == 0.0  # motors off on the floor
+        assert not server.vehicle.airborne and server.status().state == "PREARM"
     finally:
         server.vehicle.close()
 

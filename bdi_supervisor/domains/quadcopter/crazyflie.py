@@ -320,6 +320,7 @@ class CrazyflieDrone:
         self.loaded: int | None = None  # the trajectory id defined in the trajectory memory
         self.segments_flown: list[int] = []
         self._t0 = time.monotonic()
+        self._flying = False
         self._last_position: Vec = course.pad
 
     # -- state ----------------------------------------------------------------------------------
@@ -342,7 +343,9 @@ class CrazyflieDrone:
 
     @property
     def airborne(self) -> bool:
-        return not self.crashed and self.position[2] > 0.05
+        """The motors run in flight: from a take-off command until a landing's stop or an
+        emergency stop (a position estimate near the floor is no proof of being down)."""
+        return self._flying and not self.crashed
 
     def snapshot(self) -> dict:
         position, volts, age = self.link.telemetry()
@@ -399,6 +402,7 @@ class CrazyflieDrone:
             return self._result("takeoff", START_FAILURE, "not armed", started)
         p = self.position
         self.link.takeoff(height, duration)
+        self._flying = True
         return self._watch("takeoff", (p[0], p[1], height), duration, started, None)
 
     def plan(self, trajectory_id: int, start_frame: str, target_frame: str) -> CallResult:
@@ -470,6 +474,7 @@ class CrazyflieDrone:
         result = self._watch("land", (p[0], p[1], max(height, 0.0)), seconds, started, None)
         if result.ok:
             self.link.stop()  # the high-level commander turns the motors off
+            self._flying = False
         return result
 
     def emergency_stop(self, reason: str) -> CallResult:
@@ -477,6 +482,7 @@ class CrazyflieDrone:
         self.link.emergency_stop()
         if self.airborne:
             self.crashed = True
+        self._flying = False
         self.armed = False
         self.emergency = self.emergency or reason
         return self._result("emergency_stop", SUCCESS, f"motors stopped ({reason})", started)
