@@ -50,20 +50,34 @@ def crazyflie():
     del emu.EMULATORS[name]
 
 
-def opened(settings: CrazyflieSettings, profile=FAST) -> DroneServer:
-    drone = CrazyflieDrone(COURSE, profile, course_fence(COURSE), settings)
-    drone.open()
-    return DroneServer(drone, course_fence(COURSE))
+@pytest.fixture
+def connect(crazyflie):
+    """``connect()``: the drone server on the emulated Crazyflie through cflib, its telemetry
+    flowing (closed after the test)."""
+    opened = []
+
+    def open_server() -> DroneServer:
+        drone = CrazyflieDrone(COURSE, FAST, course_fence(COURSE), crazyflie[1])
+        drone.open()
+        opened.append(drone)
+        for _ in range(100):
+            position, _, age = drone.link.telemetry()
+            if position is not None and age < 0.5:
+                return DroneServer(drone, course_fence(COURSE))
+            threading.Event().wait(0.02)
+        raise AssertionError("no telemetry from the emulated Crazyflie")
+
+    yield open_server
+    for drone in opened:
+        drone.close()
 
 
-def wait_for_telemetry(server: DroneServer) -> None:
-    done = threading.Event()
-    for _ in range(100):
-        position, _, age = server.vehicle.link.telemetry()
-        if position is not None and age < 0.5:
-            return
-        done.wait(0.02)
-    raise AssertionError("no telemetry from the emulated Crazyflie")
+@pytest.fixture
+def airborne(crazyflie, connect):
+    """(emulator, server) with the drone armed and hovering 1 m above the pad."""
+    server = connect()
+    assert server.arm(True).ok and server.takeoff(1.0, 0.0).ok
+    return crazyflie[0], server
 
 
 def frames(index: int) -> tuple[str, str]:
@@ -75,47 +89,33 @@ def names(emulator) -> list[str]:
     return [name for name, _ in emulator.commands]
 
 
-def test_connects_and_arms_after_the_link_battery_and_geofence_checks(crazyflie):
-    emulator, settings = crazyflie
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        assert emulator.connections == 1
-        assert distance(server.vehicle.position, COURSE.pad) < 1e-3
-        status = server.status()
-        assert status.connected and status.battery_voltage_v == pytest.approx(4.0)
-        assert server.arm(True).ok and emulator.armed
-        assert server.arm(False).ok and not emulator.armed
-        assert names(emulator) == ["arm", "arm"]
-    finally:
-        server.vehicle.close()
+def test_connects_and_arms_after_the_link_battery_and_geofence_checks(crazyflie, connect):
+    emulator, _ = crazyflie
+    server = connect()
+    assert emulator.connections == 1
+    assert distance(server.vehicle.position, COURSE.pad) < 1e-3
+    status = server.status()
+    assert status.connected and status.battery_voltage_v == pytest.approx(4.0)
+    assert server.arm(True).ok and emulator.armed
+    assert server.arm(False).ok and not emulator.armed
+    assert names(emulator) == ["arm", "arm"]
 
 
-def test_a_low_battery_refuses_to_arm_and_sends_nothing(crazyflie):
-    emulator, settings = crazyflie
+def test_a_low_battery_refuses_to_arm_and_sends_nothing(crazyflie, connect):
+    emulator, _ = crazyflie
     emulator.vbat = 3.5
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        result = server.arm(True)
-        assert result.return_code == D.STATUS_CHECK_FAILED
-        assert "battery 3.50 V is below 3.80 V" in result.message
-        assert emulator.commands == [] and not emulator.armed
-    finally:
-        server.vehicle.close()
+    result = connect().arm(True)
+    assert result.return_code == D.STATUS_CHECK_FAILED
+    assert "battery 3.50 V is below 3.80 V" in result.message
+    assert emulator.commands == [] and not emulator.armed
 
 
-def test_a_drone_outside_the_geofence_refuses_to_arm(crazyflie):
-    emulator, settings = crazyflie
+def test_a_drone_outside_the_geofence_refuses_to_arm(crazyflie, connect):
+    emulator, _ = crazyflie
     emulator.position = (5.0, 0.0, 0.0)
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        result = server.arm(True)
-        assert result.return_code == D.STATUS_CHECK_FAILED and "geofence" in result.message
-        assert emulator.commands == []
-    finally:
-        server.vehicle.close()
+    result = connect().arm(True)
+    assert result.return_code == D.STATUS_CHECK_FAILED and "geofence" in result.message
+    assert emulator.commands == []
 
 
 def test_no_crazyflie_at_the_uri_is_a_connection_error():
@@ -126,83 +126,54 @@ def test_no_crazyflie_at_the_uri_is_a_connection_error():
         drone.open()
 
 
-def test_flies_a_segment_through_cflibs_high_level_commander(crazyflie):
-    emulator, settings = crazyflie
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        assert server.arm(True).ok
-        assert server.takeoff(1.0, 0.0).ok
-        assert emulator.commands[-1] == ("takeoff", (pytest.approx(1.0), pytest.approx(0.6)))
-        result, pieces = server.plan(1, *frames(1))
-        assert result.ok
-        upload = server.upload(1, pieces)
-        assert upload.ok and upload.feedback["uploaded_pieces"] == len(pieces)
-        # the memory holds the pieces as cflib packed them: the same polynomials (float32)
-        offset, written = emulator.trajectories[1]
-        assert offset == 0 and len(written) == len(pieces)
-        for sent, got in zip(pieces, written):
-            assert got.duration == pytest.approx(sent.duration, rel=1e-6)
-            assert got.x == pytest.approx(sent.x, rel=1e-5, abs=1e-6)
-        flown = server.execute(1)
-        assert flown.ok, flown.message
-        assert flown.feedback["min_distance_to_target"] < 0.05  # through gate A's opening
-        assert distance(server.vehicle.position, COURSE.gates["A"].center) < 0.05
-        legs = COURSE.retreat_path(server.vehicle.position)[1:]
-        for leg in legs:
-            assert server.go_to(leg, 0.5).ok
-        assert server.land().ok and server.arm(False).ok
-        assert names(emulator) == ["arm", "takeoff", "define_trajectory", "start_trajectory",
-                                   *["go_to"] * len(legs), "land", "stop", "arm"]
-        assert emulator.commands[3][1][:2] == (1, pytest.approx(1.0))  # id 1, time scale 1
-        assert not emulator.armed and emulator.where()[2] == 0.0  # motors off on the floor
-        assert not server.vehicle.airborne and server.status().state == "PREARM"
-    finally:
-        server.vehicle.close()
+def test_flies_a_segment_through_cflibs_high_level_commander(airborne):
+    emulator, server = airborne
+    assert emulator.commands[-1] == ("takeoff", (pytest.approx(1.0), pytest.approx(0.6)))
+    result, pieces = server.plan(1, *frames(1))
+    assert result.ok
+    upload = server.upload(1, pieces)
+    assert upload.ok and upload.feedback["uploaded_pieces"] == len(pieces)
+    # the memory holds the pieces as cflib packed them: the same polynomials (float32)
+    offset, written = emulator.trajectories[1]
+    assert offset == 0 and len(written) == len(pieces)
+    for sent, got in zip(pieces, written):
+        assert got.duration == pytest.approx(sent.duration, rel=1e-6)
+        assert got.x == pytest.approx(sent.x, rel=1e-5, abs=1e-6)
+    flown = server.execute(1)
+    assert flown.ok, flown.message
+    assert flown.feedback["min_distance_to_target"] < 0.05  # through gate A's opening
+    assert distance(server.vehicle.position, COURSE.gates["A"].center) < 0.05
+    legs = COURSE.retreat_path(server.vehicle.position)[1:]
+    for leg in legs:
+        assert server.go_to(leg, 0.5).ok
+    assert server.land().ok and server.arm(False).ok
+    assert names(emulator) == ["arm", "takeoff", "define_trajectory", "start_trajectory",
+                               *["go_to"] * len(legs), "land", "stop", "arm"]
+    assert emulator.commands[3][1][:2] == (1, pytest.approx(1.0))  # id 1, time scale 1
+    assert not emulator.armed and emulator.where()[2] == 0.0  # motors off on the floor
+    assert not server.vehicle.airborne and server.status().state == "PREARM"
 
 
-def test_leaving_the_geofence_stops_the_motors(crazyflie):
-    emulator, settings = crazyflie
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        server.arm(True)
-        assert server.takeoff(1.0, 0.0).ok
-        emulator.drift = (0.0, 0.0, 2.5)  # blown up out of the fence (3 m ceiling)
-        result = server.go_to((1.5, -1.5, 1.0), 0.5)
-        assert result.return_code == D.COMMANDER_FAILURE and "geofence" in result.message
-        assert "emergency_stop" in names(emulator) and emulator.stopped
-        assert server.stopped and server.takeoff(1.0, 0.0).return_code == D.STATUS_CHECK_FAILED
-    finally:
-        server.vehicle.close()
+def test_leaving_the_geofence_stops_the_motors(airborne):
+    emulator, server = airborne
+    emulator.drift = (0.0, 0.0, 2.5)  # blown up out of the fence (3 m ceiling)
+    result = server.go_to((1.5, -1.5, 1.0), 0.5)
+    assert result.return_code == D.COMMANDER_FAILURE and "geofence" in result.message
+    assert "emergency_stop" in names(emulator) and emulator.stopped
+    assert server.stopped and server.takeoff(1.0, 0.0).return_code == D.STATUS_CHECK_FAILED
 
 
-def test_a_supervisor_error_in_flight_sends_the_emergency_stop(crazyflie):
-    emulator, settings = crazyflie
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        server.arm(True)
-        assert server.takeoff(1.0, 0.0).ok
-        assert server.supervisor_report(bestatus=11)  # FlexBE onboard: ERROR
-        assert names(emulator)[-1] == "emergency_stop" and emulator.stopped
-        assert server.status().state == "EMERGENCY"
-    finally:
-        server.vehicle.close()
+def test_a_supervisor_error_in_flight_sends_the_emergency_stop(airborne):
+    emulator, server = airborne
+    assert server.supervisor_report(bestatus=11)  # FlexBE onboard: ERROR
+    assert names(emulator)[-1] == "emergency_stop" and emulator.stopped
+    assert server.status().state == "EMERGENCY"
 
 
-def test_lost_telemetry_ends_a_motion_with_odometry_unavailable(crazyflie):
-    emulator, settings = crazyflie
-    server = opened(settings)
-    try:
-        wait_for_telemetry(server)
-        server.arm(True)
-        assert server.takeoff(1.0, 0.0).ok
-        emulator.streaming = False
-        result = server.go_to((1.5, -1.5, 1.0), 0.5)
-        assert result.return_code == D.ODOMETRY_UNAVAILABLE
-    finally:
-        server.vehicle.close()
+def test_lost_telemetry_ends_a_motion_with_odometry_unavailable(airborne):
+    emulator, server = airborne
+    emulator.streaming = False
+    assert server.go_to((1.5, -1.5, 1.0), 0.5).return_code == D.ODOMETRY_UNAVAILABLE
 
 
 def test_dry_run_logs_every_command_and_opens_no_link(crazyflie):

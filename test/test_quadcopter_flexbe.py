@@ -10,31 +10,29 @@ visits the same capabilities with the same outcomes, and the behavior ends with 
 container outcome for that run (``finished`` for the nominal flights, ``aborted`` for the
 PiHawk's dropout). The drone node's status at the end shows the drone landed and disarmed.
 
-Skipped where rclpy, flexbe_core or flexible_drones_msgs is not importable (source
-``../shared/ros-stack/env.sh`` and ``../shared/ros-stack/domains/env.sh``).
+Skipped, naming what to source, where rclpy, flexbe_core or flexible_drones_msgs is not
+importable.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
 import threading
 import time
 
 import pytest
+from support.ros_stack import DOMAINS_MISSING
 
 try:
-    import rclpy
+    import rclpy  # noqa: F401  (skip without it)
     from flexbe_core.core import PreemptableState
-    from flexbe_core.proxy import shutdown_proxies
     from flexible_drones_msgs.srv import GetStatus
-    from rclpy.executors import SingleThreadedExecutor
 except ImportError as error:  # pragma: no cover - depends on the ROS installation
-    pytest.skip(f"real flexbe_core/rclpy/flexible_drones_msgs not importable ({error}): source "
-                "../shared/ros-stack/env.sh and ../shared/ros-stack/domains/env.sh",
+    pytest.skip(DOMAINS_MISSING.format(what=f"FlexBE, rclpy or flexible_drones_msgs ({error})"),
                 allow_module_level=True)
 
+from flexbe_support.engine import import_behavior, onboard_node
 from support.ros_helpers import next_domain, start_node, stop
 from support.supervisors import prepared
 
@@ -62,36 +60,11 @@ def start_drone(mission: str, backend: str, *parameters: str):
 
 @pytest.fixture(scope="module")
 def flexbe_node(domain):
-    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard sets it up;
-    one for the module, as onboard keeps one for every behavior it runs (FlexBE 3.0.7's
-    ``shutdown_proxies`` leaves its proxies unusable for the same topics afterwards)."""
-    initialized_here = not rclpy.ok()
-    if initialized_here:
-        rclpy.init()
-    node = rclpy.create_node("bdi_quadcopter_test")
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        yield node, executor
-    finally:
-        shutdown_proxies()
-        for _ in range(20):
-            executor.spin_once(timeout_sec=0.001)
-        executor.remove_node(node)
-        executor.shutdown()
-        node.destroy_node()
-        if initialized_here:
-            rclpy.try_shutdown()
-
-
-def _import(realization):
-    sys.path.insert(0, str(realization.path))
-    importlib.invalidate_caches()
-    try:
-        module = importlib.import_module(realization.package.names.package_path)
-    finally:
-        sys.path.remove(str(realization.path))
-    return getattr(module, realization.package.names.class_name)
+    """A node as onboard sets it up (:func:`flexbe_support.engine.onboard_node`); one for the
+    module, as onboard keeps one for every behavior it runs (FlexBE 3.0.7's ``shutdown_proxies``
+    leaves its proxies unusable for the same topics afterwards)."""
+    with onboard_node("bdi_quadcopter_test") as ros:
+        yield ros
 
 
 def _trace(machine) -> list:
@@ -149,7 +122,7 @@ def _fly_mission(name, backend, flexbe_node, tmp_path, timeout, *parameters):
     process = start_drone(str(mission.file), backend, *parameters)
     try:
         drone_status(node, executor)  # the drone node is up and discovered: fly
-        outcome, trace = fly(_import(realization), node, executor, timeout)
+        outcome, trace = fly(import_behavior(realization), node, executor, timeout)
         status = drone_status(node, executor)
     finally:
         _, log = stop(process)

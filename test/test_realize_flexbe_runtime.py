@@ -18,10 +18,8 @@ supervisor machine's.
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
-import sys
 import threading
 import time
 
@@ -30,14 +28,13 @@ from support import realize_cases as cases
 from support.ros_stack import STACK_MISSING
 
 try:
-    import rclpy
+    import rclpy  # noqa: F401  (skip without it)
     from flexbe_core.core import PreemptableState
-    from flexbe_core.proxy import shutdown_proxies
-    from rclpy.executors import SingleThreadedExecutor
 except ImportError as error:  # pragma: no cover - depends on the ROS installation
     pytest.skip(STACK_MISSING.format(what=f"FlexBE's flexbe_core or rclpy ({error})"),
                 allow_module_level=True)
 
+from flexbe_support.engine import import_behavior, onboard_node
 from flexbe_support.scripted_state import ScriptedState
 from support.ros_helpers import next_domain
 
@@ -64,37 +61,11 @@ CASES = _cases()
 
 @pytest.fixture
 def node():
-    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard sets it up
-    (flexbe_core's spin loop polls ``rclpy.ok()`` of the default context)."""
+    """A node as onboard sets it up (:func:`flexbe_support.engine.onboard_node`)."""
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ["ROS_DOMAIN_ID"] = str(next_domain())
-    initialized_here = not rclpy.ok()
-    if initialized_here:
-        rclpy.init()
-    ros_node = rclpy.create_node("bdi_realize_test")
-    executor = SingleThreadedExecutor()
-    executor.add_node(ros_node)  # flexbe proxies schedule clean-up on node.executor
-    try:
-        yield ros_node, executor
-    finally:
-        shutdown_proxies()
-        for _ in range(20):
-            executor.spin_once(timeout_sec=0.001)
-        executor.remove_node(ros_node)
-        executor.shutdown()
-        ros_node.destroy_node()
-        if initialized_here:
-            rclpy.try_shutdown()
-
-
-def _import(result, tmp_path):
-    sys.path.insert(0, str(result.path))
-    importlib.invalidate_caches()
-    try:
-        module = importlib.import_module(result.package.names.package_path)
-    finally:
-        sys.path.remove(str(result.path))
-    return getattr(module, result.package.names.class_name)
+    with onboard_node("bdi_realize_test") as ros:
+        yield ros
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -103,7 +74,7 @@ def test_generated_behavior_imports_and_creates(name, node, tmp_path):
     strategy, catalog, edges = CASES[name]
     result = realize(strategy, catalog, behavior=f"Import {name}", edges=edges,
                      out_dir=tmp_path / "behavior")
-    behavior = _import(result, tmp_path)(node[0])
+    behavior = import_behavior(result)(node[0])
     machine = behavior.create()
     assert list(machine) == result.machine.state_names
     assert machine.initial_state_label == result.machine.initial
@@ -128,7 +99,7 @@ def test_behavior_runs_scripted_outcomes_like_the_machine(name, seed, node, tmp_
         state = target
     result = realize(strategy, scripted, behavior=f"Run {name} {seed}", edges=edges,
                      out_dir=tmp_path / "behavior")
-    behavior = _import(result, tmp_path)(node[0])
+    behavior = import_behavior(result)(node[0])
     ScriptedState.script = [outcome for _, outcome in expected]
     ScriptedState.trace = []
     PreemptableState.preempt = False

@@ -52,6 +52,7 @@ from bdi_supervisor.domains.quadcopter.drone import (
     UPLOAD_FAILURE,
     CallResult,
     Trajectory,
+    judge_segment,
     plan_segment,
 )
 from bdi_supervisor.domains.quadcopter.geofence import BREACH_MARGIN, Geofence
@@ -442,15 +443,7 @@ class CrazyflieDrone:
         self.link.start_trajectory(trajectory_id, timescale)
         result = self._watch("execute", end, T.duration(traj.pieces) * timescale, started,
                              cancel, target)
-        if result.ok:
-            closest = result.feedback["min_distance_to_target"]
-            if closest > self.profile.gate_tolerance:
-                result.return_code = COMMANDER_FAILURE
-                result.message = f"missed {seg.gate or 'the end point'} by {closest:.2f} m"
-            else:
-                self.segments_flown.append(seg.index)
-        result.feedback["segment"] = seg.name
-        return result
+        return judge_segment(result, seg, self.profile.gate_tolerance, self.segments_flown)
 
     def go_to(self, goal: Vec, duration: float = 0.0,
               cancel: threading.Event | None = None) -> CallResult:

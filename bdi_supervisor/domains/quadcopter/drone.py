@@ -90,6 +90,21 @@ class CallResult:
         return RETURN_CODE_NAMES.get(self.return_code, str(self.return_code))
 
 
+def judge_segment(result: CallResult, segment: Segment, tolerance: float,
+                  flown: list[int]) -> CallResult:
+    """A completed segment flight counts when it came within ``tolerance`` of its gate's centre
+    (else code 1, a commander failure); counted segments are appended to ``flown``."""
+    if result.ok:
+        closest = result.feedback["min_distance_to_target"]
+        if closest > tolerance:
+            result.return_code = COMMANDER_FAILURE
+            result.message = f"missed {segment.gate or 'the end point'} by {closest:.2f} m"
+        else:
+            flown.append(segment.index)
+    result.feedback["segment"] = segment.name
+    return result
+
+
 @dataclass
 class Trajectory:
     trajectory_id: int
@@ -207,15 +222,7 @@ class SimDrone:
         result = self._move("execute", Motion(waypoints, speed, "segment", seg.index,
                                               budget_s=expected + self.profile.timeout_slack_s,
                                               cancel=cancel), target=target)
-        if result.ok:
-            closest = result.feedback["min_distance_to_target"]
-            if closest > self.profile.gate_tolerance:
-                result.return_code = COMMANDER_FAILURE
-                result.message = f"missed {seg.gate or 'the end point'} by {closest:.2f} m"
-            else:
-                self.segments_flown.append(seg.index)
-        result.feedback["segment"] = seg.name
-        return result
+        return judge_segment(result, seg, self.profile.gate_tolerance, self.segments_flown)
 
     def go_to_clear(self, cancel: threading.Event | None = None) -> CallResult:
         """Move out of the nearest gate plane, then inside the ring: a safe landing point."""
