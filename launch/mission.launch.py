@@ -6,9 +6,11 @@ file's folder: ``share/bdi_supervisor/config/missions`` when installed), ``runne
 behavior in FlexBE onboard, included here), ``use_sim_time``, ``output_dir``,
 ``exit_when_done``, ``autonomy`` (``runner:=flexbe``: ``off``/``low``/``high``/``full`` for an
 operator's run; empty: the supervisor runs the behavior as the embedded executor would),
-``force`` (forced outcomes, as ``bdi-supervisor run --force``, under either runner). The
-node list is :func:`bdi_supervisor.ros.launch_plan.plan`'s, which validates the mission in full
-first; this file only turns it into launch actions.
+``force`` (forced outcomes, as ``bdi-supervisor run --force``, under either runner),
+``drone_backend`` (a quadcopter mission under ``runner:=flexbe``: the drone node's
+``kinematic``, ``rotorpy`` or ``crazyflie``; empty: the mission's). The node list is
+:func:`bdi_supervisor.ros.launch_plan.plan`'s, which validates the mission in full first; this
+file only turns it into launch actions.
 
 Everything that can fail is resolved before the first action is returned (the mission, the
 included launch files, loaded here, the run folder and, with ``runner:=flexbe``, the run-time
@@ -96,7 +98,8 @@ def _actions(context):
                             LaunchConfiguration("output_dir").perform(context), exit_when_done,
                             Path(get_logging_directory()),
                             LaunchConfiguration("autonomy").perform(context),
-                            LaunchConfiguration("force").perform(context))
+                            LaunchConfiguration("force").perform(context),
+                            LaunchConfiguration("drone_backend").perform(context))
     launch_plan.prepare(plan)
     actions = [_include(include) for include in plan.includes]
     if plan.includes:
@@ -140,5 +143,9 @@ def generate_launch_description():
                               description="forced outcomes, as bdi-supervisor run --force: a "
                                           "file or entries like 'pick=failure pick=completed' "
                                           "(empty: the mission's runner.force)"),
+        DeclareLaunchArgument("drone_backend", default_value="",
+                              choices=["", "kinematic", "rotorpy", "crazyflie"],
+                              description="quadcopter missions under runner:=flexbe: the drone "
+                                          "node's backend (empty: the mission's)"),
         OpaqueFunction(function=_actions),
     ])

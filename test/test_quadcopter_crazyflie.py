@@ -201,3 +201,22 @@ def test_dry_run_logs_every_command_and_opens_no_link(crazyflie):
     assert sum("start_trajectory" in c for c in sent) == 5
     assert all(f"dry run, not sent: {c}" in said for c in sent)
     assert "battery check skipped (dry run: no telemetry)" in said
+
+
+def test_opening_an_absent_crazyflie_for_the_node_is_one_clear_error(crazyflie):
+    from support.paths import MISSIONS
+
+    from bdi_supervisor.domains.quadcopter.vehicles import open_vehicle
+    from bdi_supervisor.errors import InputError
+
+    settings = dataclasses.replace(crazyflie[1], uri=emu.SCHEME + "absent")
+    with pytest.raises(InputError, match="cannot open the Crazyflie") as error:
+        open_vehicle(MISSIONS / "quadcopter_crazyflie.yaml", "crazyflie", settings)
+    assert error.value.key == "uri" and "no link to emulated://absent" in str(error.value)
+    with pytest.raises(InputError, match="flies the crazyflie platform only"):
+        open_vehicle(MISSIONS / "quadcopter_pihawk.yaml", "crazyflie", crazyflie[1])
+    opened = open_vehicle(MISSIONS / "quadcopter_crazyflie.yaml", "crazyflie", crazyflie[1])
+    try:
+        assert opened.backend == "crazyflie" and crazyflie[0].connections == 1
+    finally:
+        opened.close()

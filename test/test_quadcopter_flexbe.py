@@ -219,3 +219,21 @@ def test_each_drone_state_takes_the_catalogs_parameters_and_declares_its_outcome
         checked.add(cls)
     assert checked == {"ArmState", "TakeoffState", "PlanTrajectoryState", "UploadTrajectoryState",
                        "ExecuteTrajectoryState", "GoToState", "LandState"}
+
+
+@pytest.mark.parametrize("parameters, says", [
+    (["mission:=vending"], "not a quadcopter mission"),
+    (["mission:=quadcopter_crazyflie", "backend:=gazebo"], "parameter 'backend'"),
+    (["mission:=quadcopter_pihawk", "backend:=crazyflie", "dry_run:=true"],
+     "flies the crazyflie platform only"),
+    (["mission:=quadcopter_crazyflie", "backend:=crazyflie", "uri:=udp://127.0.0.1:9",
+      "connect_timeout:=3.0"], "cannot open the Crazyflie"),
+])
+def test_the_drone_node_refuses_bad_input_in_one_line(parameters, says, domain):
+    process = start_node("bdi_supervisor.domains.quadcopter.ros.drone_node",
+                         [item for p in parameters for item in ("-p", p)], dict(os.environ))
+    output, _ = process.communicate(timeout=60)
+    errors = [line for line in output.splitlines() if line.startswith("error: drone:")]
+    assert process.returncode == 2, output
+    assert len(errors) == 1 and says in errors[0], output
+    assert "Traceback" not in output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,27 @@ def test_node_parameter_files_are_wildcard_ros_parameters():
     for executable in launch_plan.EXECUTABLES:
         data = yaml.safe_load((ROOT / "config" / f"{executable}.yaml").read_text())
         assert list(data) == ["/**"] and isinstance(data["/**"]["ros__parameters"], dict)
+
+
+def test_a_quadcopter_mission_under_flexbe_starts_the_drone_node(tmp_path):
+    """The behavior's drone states talk to ``drone_node``: a flexbe run of a quadcopter mission
+    starts it (with the mission and the chosen backend); an embedded run does not."""
+    mission = ROOT / "config" / "missions" / "quadcopter_pihawk_dropout.yaml"
+    plan = launch_plan.plan(mission, "flexbe", config_dir=ROOT / "config", log_dir=tmp_path,
+                            drone_backend="rotorpy")
+    drone = plan.nodes[-1]
+    assert (drone.executable, drone.name) == launch_plan.WORLD_NODES["quadcopter"]
+    assert drone.parameters == {"mission": str(mission), "use_sim_time": False,
+                                "backend": "rotorpy"}
+    assert drone.parameter_files == (str(ROOT / "config" / "drone_node.yaml"),)
+    embedded = launch_plan.plan(mission, "embedded", config_dir=ROOT / "config")
+    assert "drone_node" not in [n.executable for n in embedded.nodes]
+
+
+def test_the_drone_node_parameter_file_names_only_its_parameters():
+    data = yaml.safe_load((ROOT / "config" / "drone_node.yaml").read_text())
+    assert list(data) == ["/**"]
+    source = (ROOT / "bdi_supervisor" / "domains" / "quadcopter" / "ros" / "drone_node.py")
+    declared = set(re.findall(r'declare\(\s*self, "(\w+)"', source.read_text()))
+    assert set(data["/**"]["ros__parameters"]) <= declared
+    assert declared - set(data["/**"]["ros__parameters"]) == {"mission", "backend"}

@@ -45,6 +45,9 @@ INCLUDE_FOLDERS = ("launch", "")
 MONITOR = "bdi_monitor"
 #: the run-time prefix of ``runner:=flexbe``, in the run folder beside the attempts
 FLEXBE_PREFIX = "flexbe_prefix"
+#: the node a simulator's missions need under ``runner:=flexbe`` (the robot or world their
+#: behavior's states talk to), by ``runner.sim``: (executable, node name)
+WORLD_NODES = {"quadcopter": ("drone_node", "drone")}
 
 
 @dataclass(frozen=True)
@@ -208,11 +211,13 @@ def on_onboard_exit(package: str | None, executable: str | None, code: int) -> N
 def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
          config_dir: Path | None = None, output_dir: str = "",
          exit_when_done: bool = False, log_dir: Path | None = None,
-         autonomy: str = "", force: str = "") -> LaunchPlan:
+         autonomy: str = "", force: str = "", drone_backend: str = "") -> LaunchPlan:
     """The nodes for ``mission`` run by ``runner``.
 
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
-    properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``. ``config_dir`` holds
+    properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``, and the mission's
+    world node (:data:`WORLD_NODES`: the quadcopter's ``drone_node``, on ``drone_backend``,
+    empty: the mission's own backend). ``config_dir`` holds
     ``<executable>.yaml`` parameter files, used where present. ``exit_when_done`` goes to the
     supervisor node: it exits when the run ends (0 on the goal, else the ending's code), and
     to the synthesis node: it exits when it hands nothing over (1 unrealizable, 3 a budget,
@@ -250,6 +255,9 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     if has_properties(loaded):
         wanted.append(("monitor_node", MONITOR, {}))
         wanted[1][2]["monitor_node"] = MONITOR  # the run waits until the monitor hears it
+    sim = loaded.section("runner").get("sim")  # validate_mission checked the section
+    if runner == "flexbe" and sim in WORLD_NODES:
+        wanted.append((*WORLD_NODES[sim], {"backend": drone_backend}))
     nodes = []
     for executable, name, extra in wanted:
         files = ()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -177,6 +178,11 @@ def spin(node: SuiteNode, context: Context, threads: int = 1) -> int:
         code = node.exit_code
         if STOP.requested:
             node.get_logger().info(f"stopping on {signal.Signals(STOP.signal).name}")
+        if threads > 1:
+            # rclpy's MultiThreadedExecutor.shutdown destroys its guard condition without
+            # waiting for the callbacks it handed to its threads; one that has not yet signalled
+            # it then fails ("exception was never retrieved: cannot use Destroyable"): let them
+            time.sleep(POLL_SECONDS)
         executor.shutdown()
         node.destroy_node()
         context.try_shutdown()

@@ -33,6 +33,7 @@ loaded one is refused (code 8, start failure).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -183,11 +184,26 @@ class DryRunLink(Link):
         self._command("cf.supervisor.send_emergency_stop()")
 
 
-class CflibLink(Link):
-    """A Crazyflie over cflib (imported when the link opens)."""
+class _FirstLines(logging.Handler):
+    """cflib's warnings and errors as one line each (it logs tracebacks), to ``say``."""
 
-    def __init__(self, settings: CrazyflieSettings) -> None:
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        lines = record.getMessage().strip().splitlines()
+        self.say(f"cflib: {lines[0] if lines else record.levelname}")
+
+
+class CflibLink(Link):
+    """A Crazyflie over cflib (imported when the link opens); cflib's warnings and errors go to
+    ``log``, one line each."""
+
+    def __init__(self, settings: CrazyflieSettings,
+                 log: Callable[[str], None] | None = None) -> None:
         self.settings = settings
+        self._handler = _FirstLines(log or (lambda text: None))
         self._scf = None
         self._cf = None
         self._block = None
@@ -203,6 +219,10 @@ class CflibLink(Link):
         except ImportError as error:
             raise ImportError("the Crazyflie backend needs cflib: pip install "
                               f"'bdi_supervisor[crazyflie]' ({error})") from error
+        cflib_log = logging.getLogger("cflib")
+        if self._handler not in cflib_log.handlers:
+            cflib_log.addHandler(self._handler)
+            cflib_log.propagate = False
         if not _DRIVERS:  # cflib's init_drivers adds its drivers again on every call
             cflib.crtp.init_drivers()
             _DRIVERS.append(True)
@@ -222,7 +242,8 @@ class CflibLink(Link):
             raise ConnectionError(f"no link to {self.settings.uri} within "
                                   f"{self.settings.connect_timeout_s:g} s")
         if failure:
-            raise ConnectionError(f"no link to {self.settings.uri}: {failure[0]}")
+            first = (str(failure[0]).strip().splitlines() or [type(failure[0]).__name__])[0]
+            raise ConnectionError(f"no link to {self.settings.uri}: {first}")
         self._cf = self._scf.cf
         block = LogConfig("bdi_telemetry", self.settings.telemetry_period_ms)
         for name in TELEMETRY:
@@ -313,7 +334,7 @@ class CrazyflieDrone:
         self.log: list[str] = []
         self._say = log or (lambda text: None)
         self.link = link or (DryRunLink(settings, course.pad, self._say) if settings.dry_run
-                             else CflibLink(settings))
+                             else CflibLink(settings, self._say))
         self.trajectories: dict[int, Trajectory] = {}
         self.armed = False
         self.crashed = False  # the motors were stopped in flight (emergency stop)

@@ -61,7 +61,12 @@ def open_vehicle(mission: Path, backend: str | None, settings: CrazyflieSettings
                          key="runner.quadcopter.platform", found=repr(config.profile.name),
                          expected="crazyflie (or backend kinematic / rotorpy)")
     drone = CrazyflieDrone(config.course, config.profile, config.geofence, settings, log=log)
-    drone.open()
+    try:
+        drone.open()
+    except (ConnectionError, ImportError) as error:
+        raise InputError("cannot open the Crazyflie", key="uri", found=str(error),
+                         expected="a Crazyflie answering at the uri (radio on, Crazyradio "
+                                  "plugged in), or dry_run:=true") from None
     describe = {"backend": "crazyflie", "platform": config.profile.name, "uri": settings.uri,
                 "dry_run": settings.dry_run, "min_battery_v": settings.min_battery_v}
     return OpenedVehicle(drone, config.geofence, "crazyflie", describe, drone.close)

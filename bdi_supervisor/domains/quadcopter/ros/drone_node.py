@@ -283,8 +283,6 @@ class DroneNode(SuiteNode):
             self._odom_pub.publish(odom)
 
     def destroy_node(self) -> None:
-        for server in getattr(self, "_actions", []):
-            server.destroy()
         if getattr(self, "opened", None) is not None:
             self.opened.close()
         super().destroy_node()
