@@ -60,7 +60,8 @@ from bdi_supervisor.runtime.bdi_state import read_records  # noqa: E402
 MISSIONS = ROOT / "config" / "missions"
 MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
            "supervisor_node": "bdi_supervisor.ros.supervisor_node",
-           "monitor_node": "bdi_monitor.ros.monitor_node"}
+           "monitor_node": "bdi_monitor.ros.monitor_node",
+           "drone_node": "bdi_supervisor.domains.quadcopter.ros.drone_node"}
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class FlexbeCase:
         return path if path.is_file() else MISSIONS / f"{self.mission}.yaml"
 
 
-#: the shipped missions that use FlexBE's stock states only, and the unrealizable ones
+#: the shipped missions that use FlexBE's stock states only, the unrealizable ones, and those
+#: of the domains whose states and world nodes this project has
 CASES = [
     FlexbeCase("coffee"),
     FlexbeCase("coffee_extended"),
@@ -91,6 +93,10 @@ CASES = [
     FlexbeCase("vending_extended", force="pay=failure pay=failure soda#1=failure soda#2=failure"),
     FlexbeCase("two_rivers_goat_stays", timeout=60),
     FlexbeCase("logistics_p0_holding_start", timeout=60),
+    # the drone node on the mission's kinematic backend (RotorPy: test_quadcopter_launch.py)
+    FlexbeCase("quadcopter_crazyflie", needs=("flexible_drones_msgs",)),
+    FlexbeCase("quadcopter_pihawk", needs=("flexible_drones_msgs",)),
+    FlexbeCase("quadcopter_pihawk_dropout", needs=("flexible_drones_msgs",)),
 ]
 
 
