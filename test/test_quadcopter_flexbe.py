@@ -237,3 +237,58 @@ def test_the_drone_node_refuses_bad_input_in_one_line(parameters, says, domain):
     assert process.returncode == 2, output
     assert len(errors) == 1 and says in errors[0], output
     assert "Traceback" not in output
+
+
+def _call(node, executor, future, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    assert future.done()
+    return future.result()
+
+
+@pytest.mark.parametrize("error", ["bestatus", "run_state"])
+def test_a_supervisor_error_in_flight_stops_the_drones_motors(error, flexbe_node):
+    """With the drone in the air, FlexBE onboard's ERROR on ``flexbe/status`` or the supervisor
+    node's run ending in ``error`` (its run state on ``/diagnostics``) stops the motors: the
+    drone falls (crashed) and the stop latches (status EMERGENCY)."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+    from flexbe_msgs.msg import BEStatus
+    from flexible_drones_msgs.action import Takeoff
+    from flexible_drones_msgs.srv import Arm
+    from rclpy.action import ActionClient
+
+    node, executor = flexbe_node
+    process = start_drone(str(prepared("quadcopter_crazyflie")[0].file), "kinematic")
+    try:
+        drone_status(node, executor)
+        arm = node.create_client(Arm, "/drone/arm")
+        assert _call(node, executor, arm.call_async(Arm.Request(arm=True))).success
+        takeoff = ActionClient(node, Takeoff, "/drone/takeoff")
+        assert takeoff.wait_for_server(timeout_sec=30.0)
+        goal = _call(node, executor, takeoff.send_goal_async(Takeoff.Goal(height=1.0)))
+        assert _call(node, executor, goal.get_result_async()).result.return_code == 0
+        status = drone_status(node, executor)
+        assert status.status_flags & status.STATUS_AIRBORNE
+        if error == "bestatus":
+            publisher = node.create_publisher(BEStatus, "flexbe/status", 10)
+            message = BEStatus(code=BEStatus.ERROR)
+        else:
+            publisher = node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+            message = DiagnosticArray(status=[DiagnosticStatus(
+                name="bdi_supervisor: run", values=[KeyValue(key="state", value="error")])])
+        deadline = time.monotonic() + 20.0
+        while time.monotonic() < deadline:
+            publisher.publish(message)
+            executor.spin_once(timeout_sec=0.2)
+            status = drone_status(node, executor)
+            if status.state == status.STATE_EMERGENCY:
+                break
+        assert status.state == status.STATE_EMERGENCY
+        assert not status.status_flags & (status.STATUS_ARMED | status.STATUS_AIRBORNE)
+        node.destroy_publisher(publisher)
+        node.destroy_client(arm)
+        takeoff.destroy()
+    finally:
+        _, log = stop(process)
+    assert "EMERGENCY STOP" in log, log

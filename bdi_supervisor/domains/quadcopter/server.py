@@ -46,8 +46,9 @@ from bdi_supervisor.domains.quadcopter.profiles import PlatformProfile
 
 #: FlexBE onboard's BEStatus codes that are supervisor errors (FAILED, ERROR)
 BESTATUS_ERRORS = {2: "FAILED", 11: "ERROR"}
-#: final run statuses of the BDI-state stream that are supervisor errors
-RUN_ERRORS = ("error", "adapter_error", "assumption_violated", "step_limit")
+#: run states of the supervisor node that are supervisor errors: its run ended without the goal,
+#: a designed ending (``failed``) or an operator's stop (``bdi_supervisor.handover.RunState``)
+RUN_ERRORS = ("error", "adapter_error", "assumption_violated", "step_limit", "deadlock", "loop")
 
 
 class Vehicle(Protocol):

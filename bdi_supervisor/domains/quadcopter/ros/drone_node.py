@@ -23,8 +23,9 @@ platform, seed, dropouts, watchdog and geofence), ``backend`` (``kinematic`` | `
 ``crazyflie``; empty: the mission's), ``drone`` (default ``drone``), ``uri``, ``dry_run``,
 ``min_battery_v``, ``connect_timeout`` (the Crazyflie backend: :mod:`~..crazyflie`),
 ``status_period`` (s), ``watch_supervisor`` (default true: FlexBE onboard's FAILED or ERROR on
-``flexbe/status``, or a supervisor run ending in an error on ``bdi_supervisor/bdi_state``, stops
-the motors). The logic is :class:`~..server.DroneServer`'s; this node converts messages.
+``flexbe/status``, or the supervisor node's run ending in an error, its ``bdi_supervisor: run``
+state on ``/diagnostics``, stops the motors). The logic is :class:`~..server.DroneServer`'s;
+this node converts messages.
 """
 
 from __future__ import annotations
@@ -32,16 +33,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import String
 
 from bdi_supervisor.domains.quadcopter import trajectory as T
 from bdi_supervisor.domains.quadcopter.drone import CallResult
 from bdi_supervisor.domains.quadcopter.server import DroneServer, Status
 from bdi_supervisor.domains.quadcopter.vehicles import BACKENDS, CrazyflieSettings, open_vehicle
-from bdi_supervisor.ros import params, topics, wire
+from bdi_supervisor.ros import diagnostics, params, qos, topics
 from bdi_supervisor.ros.node_main import SuiteNode, run
 
 try:
@@ -59,6 +60,8 @@ NODE_NAME = "drone"
 #: before that ("Ignoring unexpected goal response"), and its goal then never ends. A local
 #: server answers within a millisecond; this delay keeps the answer behind the registration.
 GOAL_RESPONSE_DELAY = 0.05
+#: the supervisor node's run status on /diagnostics (its ``state`` value: the run state)
+RUN_STATUS = "bdi_supervisor: run"
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 _PLATFORMS = {"crazyflie": M.DroneStatus.PLATFORM_CRAZYFLIE,
@@ -181,7 +184,8 @@ class DroneNode(SuiteNode):
             self.get_logger().warning("flexbe_msgs not installed: FlexBE errors are not watched")
         else:
             self.create_subscription(BEStatus, topics.FLEXBE_STATUS, self._on_bestatus, 10)
-        self.create_subscription(String, topics.BDI_STATE, self._on_bdi_state, 10)
+        self.create_subscription(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                 self._on_diagnostics, qos.DIAGNOSTICS)
 
     # -- requests -------------------------------------------------------------------------------
     def _on_arm(self, request, response):
@@ -244,14 +248,12 @@ class DroneNode(SuiteNode):
         if self.server.supervisor_report(bestatus=int(message.code)):
             self._publish_status(force=True)
 
-    def _on_bdi_state(self, message: String) -> None:
-        try:
-            record = wire.decode_record(message.data)
-        except wire.WireError:
-            return
-        if record.get("event") == "end" and self.server.supervisor_report(
-                run_status=str(record.get("status"))):
-            self._publish_status(force=True)
+    def _on_diagnostics(self, array) -> None:
+        for message in array.status:
+            if message.name == RUN_STATUS:
+                state = diagnostics.from_message(message).values.get("state", "")
+                if self.server.supervisor_report(run_status=state):
+                    self._publish_status(force=True)
 
     # -- status ---------------------------------------------------------------------------------
     def _status_msg(self, status: Status):
