@@ -75,13 +75,21 @@ def test_cli_bad_sweep_file_exits_2(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("address", ["not a url", "http://127.0.0.1:80", "tcp://host",
-                                     "tcp://127.0.0.1:99999", ""])
+                                     "tcp://127.0.0.1:99999"])
 def test_cli_bad_scheduler_address_exits_2_saying_what_one_looks_like(sweep_file, tmp_path,
                                                                      capsys, address):
     assert main(["sweep", str(sweep_file), "--out", str(tmp_path / "o"), "--scheduler",
                  address]) == 2
     err = capsys.readouterr().err
     assert "--scheduler" in err and "tcp://HOST:PORT" in err and "Traceback" not in err
+
+
+def test_cli_empty_scheduler_address_is_a_usage_error(sweep_file, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["sweep", str(sweep_file), "--out", str(tmp_path / "o"), "--scheduler", ""])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--scheduler" in err and "empty value" in err
+    assert "Traceback" not in err
 
 
 def test_cli_from_a_deleted_working_folder_exits_2(sweep_file, tmp_path):

@@ -58,7 +58,12 @@ EXPECTED: dict[str, dict[str, tuple[Cell, Cell, Cell, Cell]]] = {
     "coffee": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK)),
     "coffee_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK_NWS)),
     "vending": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK)),
-    "vending_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK_NWS)),
+    # FP: after a failed soda the strategy loops prep_pay → pay → select → snack with soda
+    # pending and tries soda again only after pay or snack fails; with the mission's seeded
+    # failures (pay 0.3, soda 0.2) the acceptance run fails soda once and then loops to its
+    # step limit: realizable, audit PASS, not executable
+    "vending_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, dataclasses.replace(
+        OK_NWS, executable=False))),
     "two_rivers": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, TRAP_NWS)),
     # the designer mistakes of docs/explain.md: unrealizable in every configuration
     "two_rivers_goat_stays": dict.fromkeys(ENCODINGS, (UNREALIZABLE, UNREALIZABLE, UNREALIZABLE,
