@@ -17,6 +17,13 @@ def drone_topic(drone, name):
     return f"/{drone.strip('/')}/{name}"
 
 
+def set_duration(duration, seconds):
+    """Write ``seconds`` into a ``builtin_interfaces/Duration`` field; return the field."""
+    duration.sec = int(seconds)
+    duration.nanosec = int((seconds - int(seconds)) * 1e9)
+    return duration
+
+
 def outcome_for(return_code, outcomes):
     """The outcome of ``return_code`` among ``outcomes`` (``failed`` where it has none)."""
     outcome = flexbe_outcome(int(return_code))

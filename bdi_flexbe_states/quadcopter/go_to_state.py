@@ -5,7 +5,7 @@ from flexbe_core.proxy import ProxySubscriberCached
 from flexible_drones_msgs.action import GoTo
 from flexible_drones_msgs.msg import FullState
 
-from bdi_flexbe_states.quadcopter.drone_action import DroneActionState, drone_topic
+from bdi_flexbe_states.quadcopter.drone_action import DroneActionState, drone_topic, set_duration
 from bdi_supervisor.domains.quadcopter.course import GateCourse, distance
 
 
@@ -60,8 +60,7 @@ class GoToState(DroneActionState):
         seconds = max(distance(start, end) / self._speed, 0.5)
         goal = GoTo.Goal(frame=GoTo.Goal.FRAME_ABSOLUTE)
         goal.goal.x, goal.goal.y, goal.goal.z = end
-        goal.duration.sec = int(seconds)
-        goal.duration.nanosec = int((seconds - int(seconds)) * 1e9)
+        set_duration(goal.duration, seconds)
         return goal
 
     def finished(self, result, userdata):

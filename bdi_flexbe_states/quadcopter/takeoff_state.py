@@ -2,7 +2,7 @@
 
 from flexible_drones_msgs.action import Takeoff
 
-from bdi_flexbe_states.quadcopter.drone_action import DroneActionState, drone_topic
+from bdi_flexbe_states.quadcopter.drone_action import DroneActionState, drone_topic, set_duration
 
 
 class TakeoffState(DroneActionState):
@@ -27,6 +27,5 @@ class TakeoffState(DroneActionState):
 
     def goal(self, userdata):
         goal = Takeoff.Goal(height=self._height)
-        goal.duration.sec = int(self._duration)
-        goal.duration.nanosec = int((self._duration - int(self._duration)) * 1e9)
+        set_duration(goal.duration, self._duration)
         return goal
