@@ -1,13 +1,14 @@
 """Fuzz suite: mutated catalogs, missions, structuredslugs and slugsin specs, CTL-BDI
-properties and models and BDI-state lines, run through each CLI in this process; and valid
+properties and models, BDI-state lines, saved strategies and explanations, sweep files and a
+sweep's results, run through each CLI in this process; and valid
 commands in a broken environment (closed standard streams, stdout on /dev/full, a full disk, a
 pipe closed by its reader, ASCII encodings, SIGTERM at a random point), each a process of its
 own (:mod:`fuzz_streams`).
 
 Every case must end with exit 0/1/2/3 (141 for a closed pipe, 143 for SIGTERM), no traceback, a
 bad-input message naming the file, nothing written outside the output folder and nothing
-half-written (:mod:`fuzz_cases`). The examples are derandomized and few (CI runs the same 260
-cases in about 30 s, so the suite cannot turn flaky); ``python bench/fuzz/run.py --cases
+half-written (:mod:`fuzz_cases`). The examples are derandomized and few (CI runs the same 325
+cases, so the suite cannot turn flaky); ``python bench/fuzz/run.py --cases
 N`` runs random ones at length and reports outcomes by class.
 """
 
@@ -22,7 +23,8 @@ from support import fuzz_cases, fuzz_streams
 
 #: examples per class in CI (the long run is bench/fuzz/run.py)
 EXAMPLES = {"catalog": 40, "mission": 30, "structuredslugs": 40, "slugsin": 30,
-            "ctl_property": 40, "ctl_model": 30, "bdi_lines": 20}
+            "ctl_property": 40, "ctl_model": 30, "bdi_lines": 20, "strategy": 20,
+            "explanation": 15, "sweep": 15, "results": 15}
 _FOLDERS = itertools.count()
 
 
@@ -58,6 +60,10 @@ test_fuzz_slugsin = _case("slugsin")
 test_fuzz_ctl_property = _case("ctl_property")
 test_fuzz_ctl_model = _case("ctl_model")
 test_fuzz_bdi_lines = _case("bdi_lines")
+test_fuzz_strategy = _case("strategy")
+test_fuzz_explanation = _case("explanation")
+test_fuzz_sweep = _case("sweep")
+test_fuzz_results = _case("results")
 
 
 #: cases per stream, environment and signal class in CI (each a process of its own): the

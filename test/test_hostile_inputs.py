@@ -246,6 +246,12 @@ def test_a_repeated_axis_value_names_both(tmp_path, body, key, word):
     assert caught.value.key == key and word in caught.value.found
 
 
+def test_repeats_null_is_one_repeat(tmp_path):
+    from bdi_supervisor.sweep.grid import load_sweep
+
+    assert len(load_sweep(_sweep_file(tmp_path, "seeds: [0, 1]\nrepeats: null\n")).trials) == 2
+
+
 def test_missions_with_one_file_name_name_both_files(tmp_path):
     first, second = tmp_path / "a" / "vending.yaml", tmp_path / "b" / "vending.yaml"
     for path in (first, second):

@@ -1,7 +1,8 @@
 """Mutated inputs for the fuzz suite (``test_fuzz.py``) and its longer run (``bench/fuzz/run.py``).
 
 A *case* is one input class (catalog, mission, structuredslugs, slugsin, CTL property, CTL model,
-BDI-state lines), one valid seed, a list of mutation operations and a command. :func:`run_case`
+BDI-state lines, a saved strategy, an explanation, a sweep file, a sweep's results), one valid
+seed, a list of mutation operations and a command. :func:`run_case`
 writes the mutated input into a fresh folder, runs the command in this process
 (:func:`cli_harness.run_cli`) and checks what the issue asks of every bad input:
 
@@ -44,11 +45,18 @@ TOKENS = (
     "(", ")", "'", "X ", "next(", "+", "=", "<", "TRUE", "FALSE", "AG ", "EF ", "E[", " U ",
     "bel ", "des ", "int ", "[SYS_INIT]\n", "[ENV_TRANS]\n", "[OUTPUT]\nz:0...1099511627775\n",
     "x:0...7", "$ 2 ", "? 0 ", '{"', '": ', "\t", "\x00", "é", "@", "completed", "failure",
+    # integers past Python's 4,300 digits, written plainly and in YAML's other forms
+    "9" * 4301, "-" + "7" * 5000, "0x" + "f" * 4000, "0b" + "1" * 15000, ":59" * 3000, "²",
+    # control characters as YAML and JSON escapes (raw ones are refused by the parsers)
+    '"\\e]0;retitled\\a\\e[31m"', '"\\u001b[2J\\u202e"', "\x1b[31m",
+    # sweep axes that multiply, results keys that are no text
+    "repeats: 1000000000\n", "seeds: [0, 0]\n", '{"key": ["a"]}', '{"key": {"b": 1}}',
 )
 DEPTHS = (20, 150, 300, 5_000)
 SCALARS = (None, -1, 0, 1.5, float("nan"), float("inf"), 10**30, "", "x" * 500, "../../x",
            "/abs/path", "a b", [], {}, [1, [2, [3]]], {"k": {"k": {"k": None}}}, True,
-           "completed", "@item", "!prep_pay", "item=1000000000")
+           "completed", "@item", "!prep_pay", "item=1000000000", "pay_c", "x_a",
+           "\x1b]0;retitled\x07", "\u202e", "a" * 90)
 
 OPERATIONS = ("delete", "duplicate", "insert", "replace", "swap_lines", "nest", "byte",
               "truncate", "repeat_word", "swap_word", "long", "yaml_node")
@@ -150,8 +158,10 @@ def _yaml_node(data: bytes, size: float, pick: int) -> bytes:
         parent[str(value)[:40] if not isinstance(value, (list, dict)) else "renamed"] = \
             parent.pop(key)
     try:
+        if data.lstrip()[:1] in (b"{", b"["):  # a JSON input stays JSON (NaN, Infinity too)
+            return json.dumps(doc).encode()
         return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False).encode()
-    except (yaml.YAMLError, ValueError):
+    except (yaml.YAMLError, ValueError, TypeError):
         return data
 
 
@@ -243,6 +253,39 @@ def _bdi_log() -> str:
     return "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
 
 
+@functools.cache
+def _saved_run() -> dict[str, str]:
+    """A synthesized vending run (its ``reduced.json``), an explanation of an unrealizable
+    mission, a sweep file and the results rows of that sweep, made once in a scratch folder."""
+    import tempfile
+
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import explain_mission, run
+
+    scratch = Path(tempfile.mkdtemp(prefix="bdi-fuzz-seeds-"))
+    vending = load_mission(CONFIG / "missions" / "vending.yaml")
+    run(vending, out_dir=scratch)
+    folder = scratch / "vending" / vending.synthesis.config
+    explained = explain_mission(load_mission(CONFIG / "missions" / "two_rivers_goat_stays.yaml"))
+    sweep = (f"name: fuzz\nmissions: [{(CONFIG / 'missions' / 'vending.yaml').as_posix()}]\n"
+             "encoding: [one-hot, enumerated]\nseeds: [0, 1]\nrepeats: 1\n"
+             "budgets: {time_s: 30, nodes: null}\n")
+    return {"reduced": (folder / "reduced.json").read_text(),
+            "explanation": json.dumps(explained.to_dict(), indent=1),
+            "sweep": sweep, "results": _results(sweep, scratch)}
+
+
+def _results(sweep: str, scratch: Path) -> str:
+    """Result rows of every trial of ``sweep`` (as a sweep writes them, its trials run here)."""
+    from bdi_supervisor.sweep.grid import load_sweep
+    from bdi_supervisor.sweep.trial import run_trial
+
+    path = scratch / "sweep.yaml"
+    path.write_text(sweep)
+    rows = [run_trial(trial.params) for trial in load_sweep(path).trials]
+    return "".join(json.dumps(row, sort_keys=True, default=str) + "\n" for row in rows)
+
+
 def classes() -> dict[str, InputClass]:
     """The input classes (seeds are read when first asked for)."""
     return {
@@ -258,12 +301,19 @@ def classes() -> dict[str, InputClass]:
         "ctl_model": InputClass("ctl_model", "model.yaml",
                                 ((CONFIG / "ctl" / "beer.yaml").read_text(),), ("check",)),
         "bdi_lines": InputClass("bdi_lines", "log.jsonl", (_bdi_log(),), ("replay",)),
+        "strategy": InputClass("strategy", "reduced.json", (_saved_run()["reduced"],),
+                               ("realize", "run_from")),
+        "explanation": InputClass("explanation", "explanation.json",
+                                  (_saved_run()["explanation"],), ("run_from",)),
+        "sweep": InputClass("sweep", "sweep.yaml", (_saved_run()["sweep"],), ("report",)),
+        "results": InputClass("results", "out/results.jsonl", (_saved_run()["results"],),
+                              ("report",)),
     }
 
 
 def _argv(kind: str, command: str, folder: Path, path: Path, data: bytes) -> tuple[str, list]:
     out = folder / "out"
-    out.mkdir()
+    out.mkdir(exist_ok=True)
     if kind == "catalog":
         (folder / "mission.yaml").write_text(_catalog_mission("vending"))
         path = folder / "mission.yaml"
@@ -282,6 +332,20 @@ def _argv(kind: str, command: str, folder: Path, path: Path, data: bytes) -> tup
         return "monitor", ["check", CONFIG / "ctl" / "beer.yaml", text, "--json"]
     if command == "check":
         return "monitor", ["check", path, CTL_PROPERTIES[0], "--json"]
+    if command == "realize":
+        return "supervisor", ["realize", path, "--mission", CONFIG / "missions" / "vending.yaml",
+                              "--out", out, "--json"]
+    if command == "run_from":
+        mission = "vending" if kind == "strategy" else "two_rivers_goat_stays"
+        return "supervisor", ["run", CONFIG / "missions" / f"{mission}.yaml", "--from",
+                              folder if kind == "strategy" else path, "--json",
+                              "--max-steps", "30", "--bdi-log", out / "bdi.jsonl"]
+    if command == "report" and kind == "sweep":
+        (out / "results.jsonl").write_text(_saved_run()["results"])
+        return "supervisor", ["sweep", path, "--out", out, "--report-only"]
+    if command == "report":
+        (folder / "sweep.yaml").write_text(_saved_run()["sweep"])
+        return "supervisor", ["sweep", folder / "sweep.yaml", "--out", out, "--report-only"]
     if command == "replay":
         return "monitor", ["replay", path, "--mission", CONFIG / "missions" / "beer_robot.yaml",
                            "--from", SAVED / "beer_robot", "--json"]
@@ -332,6 +396,7 @@ def run_case(kind: str, seed: int, ops: list[tuple], command_pick: int, folder: 
     data = mutate(spec.seeds[seed % len(spec.seeds)], ops)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / spec.file
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     tool, argv = _argv(kind, command, folder, path, data)
     before = outside(folder)
@@ -345,6 +410,8 @@ def run_case(kind: str, seed: int, ops: list[tuple], command_pick: int, folder: 
     seconds = time.perf_counter() - started
     result = CaseResult(kind, command, outcome.kind, seconds, message=outcome.err[-300:])
     result.problems = judge(kind, outcome, folder, before, spec.file)
+    if outcome.code == 2 and kind == "sweep" and "results.jsonl" in outcome.err:
+        result.problems = [p for p in result.problems if not p.startswith("error names")]
     return result
 
 
@@ -365,7 +432,7 @@ def judge(kind: str, outcome: Outcome, folder: Path, before: dict, file: str) ->
             problems.append(f"error message of {len(outcome.err)} characters")
     if kind == "bdi_lines" and outcome.code == 2:
         problems.append("a malformed log line made the replay fail")
-    return problems + file_problems(folder, before)
+    return problems + file_problems(folder, before, inputs=(folder / file,))
 
 
 def outside(folder: Path) -> dict:
@@ -373,10 +440,10 @@ def outside(folder: Path) -> dict:
     return {k: v for k, v in snapshot(folder).items() if not k.startswith("out")}
 
 
-def file_problems(folder: Path, before: dict) -> list[str]:
+def file_problems(folder: Path, before: dict, inputs: tuple[Path, ...] = ()) -> list[str]:
     """Files written or changed outside ``out/`` since ``before`` (:func:`outside`), and
     half-written outputs under it: temporary or hidden files, JSON or JSON Lines that do not
-    parse."""
+    parse (but the ``inputs`` placed there, a sweep's results)."""
     problems = []
     after = outside(folder)
     if after != before:
@@ -388,7 +455,7 @@ def file_problems(folder: Path, before: dict) -> list[str]:
         for path in out.rglob("*"):
             if path.name.endswith(".tmp") or path.name.startswith("."):
                 problems.append(f"half-written: {path.relative_to(folder)}")
-            elif path.suffix in (".json", ".jsonl") and path.is_file():
+            elif path.suffix in (".json", ".jsonl") and path.is_file() and path not in inputs:
                 text = path.read_text(errors="replace")
                 try:
                     for line in text.splitlines() if path.suffix == ".jsonl" else [text]:
