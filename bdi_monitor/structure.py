@@ -338,20 +338,26 @@ def _parse_world(doc: _Doc, name: str, data: Any, directions: list[str]) -> Worl
             d = _direction(doc, d_raw, directions, f"{skey}.next.{d_raw}")
             if row[d] is not None:
                 raise doc.error("direction given twice", f"{skey}.next.{d_raw}")
-            if target not in index:
+            row[d] = _at(index, target)
+            if row[d] is None:
                 raise doc.error("unknown successor state", f"{skey}.next.{d_raw}",
                                 found=_kind(target), expected=f"a state of world {name}")
-            row[d] = index[target]
         if all(t is None for t in row):
             raise doc.error("state has no successor (deadlock)", f"{skey}.next",
                             found="no direction", expected="at least one direction (add a "
                             "'stay' direction to keep every path infinite)")
         delta.append(row)
-    initial = data.get("initial", names[0])
-    if initial not in index:
-        raise doc.error("unknown initial state", f"{key}.initial", found=_kind(initial),
-                        expected=f"a state of world {name}")
-    return World(name, names, index[initial], delta, labels)
+    initial = _at(index, data.get("initial", names[0]))
+    if initial is None:
+        raise doc.error("unknown initial state", f"{key}.initial",
+                        found=_kind(data.get("initial")), expected=f"a state of world {name}")
+    return World(name, names, initial, delta, labels)
+
+
+def _at(index: dict[str, int], value: Any) -> int | None:
+    """The position of the name ``value`` in ``index``; None for anything else, a list or a
+    mapping where a name belongs included (they cannot be looked up)."""
+    return index.get(value) if isinstance(value, str) else None
 
 
 def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
@@ -370,17 +376,19 @@ def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
         for d_raw, target in _require_map(doc, entry.get("next", {}), f"{qkey}.next",
                                           "next").items():
             d = _direction(doc, d_raw, directions, f"{qkey}.next.{d_raw}")
-            if target not in index:
+            position = _at(index, target)
+            if position is None:
                 raise doc.error("unknown automaton state", f"{qkey}.next.{d_raw}",
                                 found=_kind(target), expected=f"a state of {key}")
-            row[d] = index[target]
+            row[d] = position
         tau.append(row)
 
         def world_of(value: Any, at: str) -> int:
-            if value not in windex:
+            position = _at(windex, value)
+            if position is None:
                 raise doc.error("unknown world", at, found=_kind(value),
                                 expected="one of " + ", ".join(worlds))
-            return windex[value]
+            return position
 
         raw = entry.get("out", [])
         pairs: set[tuple[int, int]] = set()
@@ -399,11 +407,11 @@ def _parse_automaton(doc: _Doc, key: str, data: Any, directions: list[str],
             raise doc.error("out must be a list of worlds or a mapping world -> worlds",
                             f"{qkey}.out", found=_kind(raw))
         out.append(frozenset(pairs))
-    initial = data.get("initial", names[0])
-    if initial not in index:
-        raise doc.error("unknown initial state", f"{key}.initial", found=_kind(initial),
-                        expected=f"a state of {key}")
-    return Automaton(names, index[initial], tau, out)
+    initial = _at(index, data.get("initial", names[0]))
+    if initial is None:
+        raise doc.error("unknown initial state", f"{key}.initial",
+                        found=_kind(data.get("initial")), expected=f"a state of {key}")
+    return Automaton(names, initial, tau, out)
 
 
 def from_yaml(text: str, source: str = "<string>") -> Structure:

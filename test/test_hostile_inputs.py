@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.cli_harness import run_cli
-from support.paths import CATALOGS, MISSIONS
+from support.paths import CATALOGS, CTL_MODELS, MISSIONS
 
 from bdi_supervisor import limits
 from bdi_supervisor.errors import InputError
@@ -901,3 +901,32 @@ def test_errors_quoting_input_escape_it(tmp_path):
     outcome = run_cli("supervisor", ["spec", mission])
     bad_input(outcome, "unknown key", "colour\\x1b[31m")
     assert "\x1b" not in outcome.err
+
+
+@pytest.mark.parametrize("where", ["world successor", "world initial", "automaton successor",
+                                   "automaton initial", "accessible world", "accessible source"])
+def test_ctl_model_names_given_as_lists_are_bad_input(tmp_path, where):
+    """A list or a mapping where a state or world name belongs could not be looked up (a
+    traceback); it is an unknown name at its key."""
+    import yaml
+
+    model = yaml.safe_load((CTL_MODELS / "beer.yaml").read_text())
+    world = model["worlds"]["w1"]
+    automaton = next(model[k] for k in ("belief", "desire", "intention") if k in model)
+    state = next(iter(automaton["states"].values()))
+    if where == "world successor":
+        world["states"]["L0"]["next"][1] = ["F1"]
+    elif where == "world initial":
+        world["initial"] = {"L0": None}
+    elif where == "automaton successor":
+        state["next"] = {1: [next(iter(automaton["states"]))]}
+    elif where == "automaton initial":
+        automaton["initial"] = [1]
+    elif where == "accessible world":
+        state["out"] = [["w1"]]
+    else:
+        state["out"] = {"w1": [["w2"]]}
+    path = tmp_path / "model.yaml"
+    path.write_text(yaml.safe_dump(model))
+    outcome = run_cli("monitor", ["check", path, "AG(bel br -> EF bb)"])
+    bad_input(outcome, "model.yaml", "unknown")
