@@ -8,8 +8,10 @@ mission:=<mission> runner:=flexbe exit_when_done:=true`` (the real launch servic
 ``ros2 launch`` runs it; FlexBE onboard of the engine line sourced: 3.0.7 in CI, 2.3.3 and 4.0.3
 with ``ROS_STACK_FLEXBE``), nothing built beforehand. It must end as designed:
 
-- its exit code: 0 where the embedded run reached the goal, non-zero otherwise (1 where nothing
-  could run: an unrealizable mission);
+- its exit code: 0 where the embedded run reached the goal, non-zero otherwise; the verdict the
+  ending node leaves in the run folder (``verdict.json``) has the exit code of the embedded run's
+  ending (``RunState.exit_code``; 1 from the synthesis node where nothing could run: an
+  unrealizable mission);
 - the run status the supervisor node reports on ``/diagnostics`` is the embedded run's;
 - the BDI-state stream it publishes is the embedded run's, record by record (strategy state,
   intention, beliefs, desires, last outcome, status; FlexBE's own ``status`` reports aside): the
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 from support.cli_harness import run_cli
 from support.paths import ROOT
 from support.ros_stack import STACK_MISSING
@@ -54,6 +57,7 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from support.ros_helpers import ament_prefix, latest_status, start_launch, stop  # noqa: E402
 
+from bdi_supervisor.handover import RunState  # noqa: E402
 from bdi_supervisor.ros import diagnostics, launch_plan, qos, topics, wire  # noqa: E402
 from bdi_supervisor.runtime.bdi_state import read_records  # noqa: E402
 
@@ -210,14 +214,53 @@ def test_the_mission_ends_under_flexbe_as_in_the_embedded_executor(case, launch_
     missing = [m for m in case.needs if importlib.util.find_spec(m) is None]
     if missing:
         pytest.skip(STACK_MISSING.format(what=", ".join(missing)))
+    check(case, launch_env, rclpy_context, tmp_path)
+
+
+def stock_beer_robot(folder: Path) -> Path:
+    """The shipped beer robot (properties, world hypotheses) with FlexBE's stock states: each of
+    its own states an OperatorDecisionState suggesting ``done`` (its failures come from forced
+    outcomes), so its FlexBE run needs no world node."""
+    catalog = yaml.safe_load((ROOT / "config" / "catalogs" / "beer_robot.yaml").read_text())
+    for name, capability in catalog["capabilities"].items():
+        if capability["interface"] != "LogState":
+            capability.pop("outcomes", None)
+            capability["interface"] = "OperatorDecisionState"
+            capability["parameters"] = {"outcomes": ["done", "failed"], "suggestion": "done",
+                                        "hint": name}
+    mission = yaml.safe_load((MISSIONS / "beer_robot.yaml").read_text())
+    mission["catalog"] = "beer_robot_stock_catalog.yaml"
+    (folder / "beer_robot_stock_catalog.yaml").write_text(yaml.safe_dump(catalog))
+    (folder / "beer_robot_stock.yaml").write_text(yaml.safe_dump(mission))
+    return folder / "beer_robot_stock.yaml"
+
+
+@pytest.mark.parametrize("force", ["", "open_door=failure", "grab_beer=failure"])
+def test_the_monitor_judges_a_flexbe_run_as_the_embedded_run(force, launch_env, rclpy_context,
+                                                              tmp_path):
+    """A mission with properties on FlexBE's stock states: the monitor node's verdicts on the
+    FlexBE run (the goal; the door, or the fridge, failing by a forced outcome) are the
+    embedded run's."""
+    case = FlexbeCase(str(stock_beer_robot(tmp_path)), force=force)
+    expected = check(case, launch_env, rclpy_context, tmp_path)
+    assert expected.verdicts  # the case has properties: the monitor was compared
+
+
+def check(case: FlexbeCase, env: dict[str, str], context, tmp_path: Path) -> Embedded:
+    """Launch ``case`` under FlexBE and hold it against the embedded run (module docstring)."""
     expected = embedded(case, tmp_path)
-    code, output, observer = run_launch(case, launch_env, rclpy_context)
+    code, output, observer = run_launch(case, env, context)
     ours = [line for line in output.splitlines() if not line.startswith("[start_behavior")]
     assert not any("Traceback" in line for line in ours), output  # onboard's own: FlexBE's
     assert (code == 0) == (expected.code == 0), (expected.code, output)
+    (verdict,) = [json.loads(path.read_text()) for path in
+                  (tmp_path / "log" / launch_plan.PACKAGE).glob("*/attempt_*/verdict.json")]
     if expected.status is None:  # nothing to run (unrealizable): no supervisor ran
-        assert code == expected.code and not observer.records, output
-        return
+        assert not observer.records, output
+        assert (verdict["stage"], verdict["exit_code"]) == ("synthesis", expected.code), verdict
+        return expected
+    assert (verdict["stage"], verdict["state"]) == ("run", expected.status), verdict
+    assert verdict["exit_code"] == RunState(expected.status).exit_code, verdict
     run = latest_status(observer.arrays, "bdi_supervisor: run")
     assert run is not None and run.values["state"] == expected.status, output
     flexbe = [essence(r) for r in observer.records if r["event"] != "status"]
@@ -226,3 +269,4 @@ def test_the_mission_ends_under_flexbe_as_in_the_embedded_executor(case, launch_
     assert [r["seq"] for r in observer.records] == list(range(len(observer.records)))
     if expected.verdicts:
         assert observer.verdicts() == expected.verdicts, output
+    return expected

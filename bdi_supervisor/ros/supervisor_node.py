@@ -39,6 +39,9 @@ Parameters:
 - ``monitor_timeout`` (float s, default 120): how long to wait for that monitor; then the run
   starts anyway, with an error in the log and a warning on ``/diagnostics`` (the stream keeps
   the whole run for a monitor that subscribes later, see :data:`~bdi_supervisor.ros.qos.STREAM`).
+  With ``exit_when_done`` the node also waits, up to :data:`MONITOR_DRAIN` seconds after the
+  run ended, until that monitor's ``bdi_monitor: stream`` status accounts for the run's last
+  record, so a script's launch ends with the monitor's verdicts on the whole run.
 
 The hand-over checks (same mission, audit PASS, the sha256 of ``reduced.json``) are
 :mod:`bdi_supervisor.handover`'s, shared with ``bdi-supervisor run``; the adapters file is read
@@ -91,8 +94,12 @@ from bdi_supervisor.runtime import flexbe_link
 from bdi_supervisor.runtime.adapter_config import read_adapters
 
 NODE_NAME = "bdi_supervisor"
+#: the monitor node's status of the stream it receives (its ``last_seq`` and ``run_id``)
+MONITOR_STREAM = "bdi_monitor: stream"
 #: seconds the node waits at its end for its subscribers to acknowledge the last records
 ACK_TIMEOUT = 2.0
+#: seconds an ``exit_when_done`` run waits after its end for the monitor to judge its last record
+MONITOR_DRAIN = 5.0
 
 
 def names_node(wanted: str, name: str, namespace: str) -> bool:
@@ -163,6 +170,13 @@ class SupervisorNode(SuiteNode):
         self.flexbe = self._flexbe_endpoints() if self.runner == "flexbe" else None
         self.pending = None  # (prepared, deadline) of a run waiting for monitor_node
         self.poll = None
+        self.last_record: tuple[str, int] | None = None  # (run_id, seq) last published
+        self.monitor_seen: tuple[str, str] | None = None  # the monitor's (run_id, last_seq)
+        self.exit_pending: tuple[int, float] | None = None  # (code, deadline): monitor drain
+        if self.monitor_node and self.exit_when_done:
+            self.create_subscription(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
+                                     self._on_diagnostics, qos.DIAGNOSTICS)
+            self.drain = self.create_timer(0.1, self._check_drain)
         self.timer = self.create_timer(1.0, self.publish_status)
         if folder:
             self.start(Path(folder))
@@ -298,6 +312,33 @@ class SupervisorNode(SuiteNode):
 
     def _publish_record(self, record: dict) -> None:
         self.bdi.publish(String(data=wire.encode_record(record)))
+        self.last_record = (record["run_id"], record["seq"])
+
+    def _on_diagnostics(self, message) -> None:
+        for status in message.status:
+            if status.name == MONITOR_STREAM:
+                values = {v.key: v.value for v in status.values}
+                self.monitor_seen = (values.get("run_id", ""), values.get("last_seq", ""))
+
+    def _exit(self, code: int) -> None:
+        """End the process with ``code`` once the monitor judged the run's last record (or
+        after :data:`MONITOR_DRAIN` seconds; at once without a monitor)."""
+        if not self.monitor_node or self.monitor_missed or self.last_record is None:
+            self.finish(code)
+            return
+        self.exit_pending = (code, time.monotonic() + MONITOR_DRAIN)
+
+    def _check_drain(self) -> None:
+        if self.exit_pending is None:
+            return
+        code, deadline = self.exit_pending
+        run_id, seq = self.last_record
+        if self.monitor_seen == (run_id, str(seq)) or time.monotonic() >= deadline:
+            if time.monotonic() >= deadline:
+                self.get_logger().warning(f"the monitor did not report the run's last record "
+                                          f"within {MONITOR_DRAIN:g} s; exiting without it")
+            self.exit_pending = None
+            self.finish(code)
 
     # -- FlexBE -------------------------------------------------------------------------------
     def _start_flexbe(self, folder: Path, prepared) -> None:
@@ -454,7 +495,7 @@ class SupervisorNode(SuiteNode):
             except (OSError, InputError) as error:
                 self.get_logger().warning(f"verdict not written into {folder}: {error}")
         if self.exit_when_done:
-            self.finish(code)
+            self._exit(code)
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:
