@@ -49,14 +49,15 @@ by :mod:`bdi_supervisor.runtime.adapter_config`.
 
 Embedded: executes with :func:`bdi_supervisor.runtime.session.run_supervisor` on a worker thread
 (the node keeps spinning for the ROS adapters) and publishes every BDI-state record on
-``bdi_supervisor/bdi_state``. FlexBE: sends ``flexbe_msgs/BehaviorSelection`` on
-``flexbe/start_behavior`` for the realized behavior (``<folder>/behavior``, installed into
-``flexbe_prefix`` or built into the workspace) once onboard subscribes, re-sends until a
-``BEStatus`` on ``flexbe/status`` acknowledges it or the timeout ends the run, and reports every
-``BEStatus`` (:mod:`bdi_supervisor.ros.flexbe_run`); then watches onboard's heartbeat, its
-``flexbe/status`` publisher and its ``flexbe/log`` errors
-(:mod:`bdi_supervisor.ros.flexbe_watch`). Both publish the run's state on ``/diagnostics``
-(``bdi_supervisor: run``).
+``bdi_supervisor/bdi_state`` (and into the run folder's :data:`BDI_LOG`). FlexBE: sends
+``flexbe_msgs/BehaviorSelection`` on ``flexbe/start_behavior`` for the realized behavior
+(``<folder>/behavior``, installed into ``flexbe_prefix`` or built into the workspace) once
+onboard subscribes, re-sends until a ``BEStatus`` on ``flexbe/status`` acknowledges it or the
+timeout ends the run, and reports every ``BEStatus`` (:mod:`bdi_supervisor.ros.flexbe_run`);
+then watches onboard's heartbeat, its ``flexbe/status`` publisher and its ``flexbe/log`` errors
+(:mod:`bdi_supervisor.ros.flexbe_watch`), and follows (or drives) the behavior with the executor
+(:mod:`bdi_supervisor.ros.flexbe_follow`), whose records it publishes as an embedded run's. Both
+publish the run's state on ``/diagnostics`` (``bdi_supervisor: run``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ import time
 from pathlib import Path
 
 from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.duration import Duration
 from std_msgs.msg import String
 
 import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the runtime)
@@ -92,12 +92,13 @@ from bdi_supervisor.ros.node_main import ParameterError, SuiteNode, run
 from bdi_supervisor.ros.status import Level, Status
 from bdi_supervisor.runtime import flexbe_link
 from bdi_supervisor.runtime.adapter_config import read_adapters
+from bdi_supervisor.runtime.bdi_state import JsonLinesSink
 
 NODE_NAME = "bdi_supervisor"
+#: the run's BDI-state records, as published, in its run folder (JSON Lines, ``--bdi-log``'s)
+BDI_LOG = "bdi_state.jsonl"
 #: the monitor node's status of the stream it receives (its ``last_seq`` and ``run_id``)
 MONITOR_STREAM = "bdi_monitor: stream"
-#: seconds the node waits at its end for its subscribers to acknowledge the last records
-ACK_TIMEOUT = 2.0
 #: seconds an ``exit_when_done`` run waits after its end for the monitor to judge its last record
 MONITOR_DRAIN = 5.0
 
@@ -171,6 +172,7 @@ class SupervisorNode(SuiteNode):
         self.pending = None  # (prepared, deadline) of a run waiting for monitor_node
         self.poll = None
         self.last_record: tuple[str, int] | None = None  # (run_id, seq) last published
+        self.log: JsonLinesSink | None = None  # the run's records in its folder
         self.monitor_seen: tuple[str, str] | None = None  # the monitor's (run_id, last_seq)
         self.exit_pending: tuple[int, float] | None = None  # (code, deadline): monitor drain
         if self.monitor_node and self.exit_when_done:
@@ -239,6 +241,9 @@ class SupervisorNode(SuiteNode):
 
         prepared = load_folder(folder, self.mission)
         self.folder = folder
+        if self.log is not None:
+            self.log.close()
+        self.log = JsonLinesSink(folder / BDI_LOG)
         try:
             handover.check_audit(prepared.audit, folder)
         except handover.Refused as why:
@@ -313,6 +318,12 @@ class SupervisorNode(SuiteNode):
     def _publish_record(self, record: dict) -> None:
         self.bdi.publish(String(data=wire.encode_record(record)))
         self.last_record = (record["run_id"], record["seq"])
+        if self.log is not None:
+            try:
+                self.log(record)
+            except InputError as error:  # a full disk: the topic still has the record
+                self.get_logger().warning(f"{error.describe()}; the run's log stops here")
+                self.log = None
 
     def _on_diagnostics(self, message) -> None:
         for status in message.status:
@@ -523,8 +534,8 @@ class SupervisorNode(SuiteNode):
             self.thread.join(timeout=10)
         if self.follower is not None:
             self.follower.close()
-        for publisher in (self.bdi, self.diagnostics):  # the run's last records and status
-            publisher.wait_for_all_acked(Duration(seconds=ACK_TIMEOUT))
+        if self.log is not None:
+            self.log.close()
         super().destroy_node()
 
 
