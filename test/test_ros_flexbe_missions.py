@@ -19,7 +19,9 @@ with ``ROS_STACK_FLEXBE``), nothing built beforehand. It must end as designed:
   intention, beliefs, desires, last outcome, status; FlexBE's own ``status`` reports aside): the
   executor follows the behavior in FlexBE, and the forced outcomes (script, seeded failures)
   were driven through FlexBE's outcome requests, so FlexBE took the embedded run's outcomes;
-- where the mission has properties, the monitor node's verdicts are the embedded run's.
+- where the mission has properties, the monitor node's verdicts are the embedded run's (the
+  verdicts it reported once it had judged the run's last record, which the supervisor node adds
+  to ``verdict.json``).
 
 **A domain adds its missions** with one entry in :data:`CASES`, e.g.
 ``FlexbeCase("logistics_p0", needs=("pyrobosim_ros", "pyrobosim_flexbe_states"))``: ``needs``
@@ -54,13 +56,12 @@ rclpy = pytest.importorskip(
 for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "launch", "launch_ros"):
     pytest.importorskip(module, reason=STACK_MISSING.format(what=module))
 
-from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from support.ros_helpers import ament_prefix, start_launch, stop  # noqa: E402
 
 from bdi_supervisor.handover import RunState  # noqa: E402
-from bdi_supervisor.ros import diagnostics, launch_plan, qos, topics, wire  # noqa: E402
+from bdi_supervisor.ros import launch_plan, qos, topics, wire  # noqa: E402
 from bdi_supervisor.ros.supervisor_node import BDI_LOG  # noqa: E402
 from bdi_supervisor.runtime.bdi_state import read_records  # noqa: E402
 
@@ -155,17 +156,14 @@ def launch_env(ros_env, tmp_path):
 
 
 class Observer:
-    """The BDI-state stream and ``/diagnostics`` of a launch, heard on a thread of this test."""
+    """The BDI-state stream of a launch, heard on a thread of this test."""
 
     def __init__(self, context) -> None:
         self.node = rclpy.create_node("flexbe_missions_observer", context=context)
         self.records: list[dict] = []
-        self.arrays: list = []
         self.node.create_subscription(
             String, topics.BDI_STATE, lambda m: self.records.append(wire.decode_record(m.data)),
             qos.STREAM)
-        self.node.create_subscription(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
-                                      self.arrays.append, qos.DIAGNOSTICS)
         self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.node)
         self.done = threading.Event()
@@ -181,18 +179,6 @@ class Observer:
         self.thread.join(timeout=5)
         self.executor.shutdown()
         self.node.destroy_node()
-
-    def verdicts(self) -> dict[str, str]:
-        """The monitor node's latest runtime verdict per property."""
-        found: dict[str, str] = {}
-        for array in self.arrays:
-            for status in array.status:
-                name = status.name
-                if name.startswith("bdi_monitor: ") and not name.startswith(
-                        ("bdi_monitor: launch ", "bdi_monitor: stream")):
-                    found[name.removeprefix("bdi_monitor: ")] = diagnostics.from_message(
-                        status).values["value"]
-        return found
 
 
 def run_launch(case: FlexbeCase, env: dict[str, str], context) -> tuple[int, str, Observer]:
@@ -270,6 +256,6 @@ def check(case: FlexbeCase, env: dict[str, str], context, tmp_path: Path) -> Emb
     assert all(r.get("runner") == "flexbe" for r in records)
     assert [r["seq"] for r in records] == list(range(len(records)))
     assert observer.records == records[:len(observer.records)]  # the topic carried them
-    if expected.verdicts:
-        assert observer.verdicts() == expected.verdicts, output
+    if expected.verdicts:  # the monitor's verdicts on the whole run, as the supervisor saw them
+        assert verdict["monitor"] == expected.verdicts, output
     return expected

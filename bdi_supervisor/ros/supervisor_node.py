@@ -41,7 +41,8 @@ Parameters:
   the whole run for a monitor that subscribes later, see :data:`~bdi_supervisor.ros.qos.STREAM`).
   With ``exit_when_done`` the node also waits, up to :data:`MONITOR_DRAIN` seconds after the
   run ended, until that monitor's ``bdi_monitor: stream`` status accounts for the run's last
-  record, so a script's launch ends with the monitor's verdicts on the whole run.
+  record, and adds the monitor's verdicts on the whole run to the run folder's ``verdict.json``
+  (``monitor``: property → verdict).
 
 The hand-over checks (same mission, audit PASS, the sha256 of ``reduced.json``) are
 :mod:`bdi_supervisor.handover`'s, shared with ``bdi-supervisor run``; the adapters file is read
@@ -99,6 +100,8 @@ NODE_NAME = "bdi_supervisor"
 BDI_LOG = "bdi_state.jsonl"
 #: the monitor node's status of the stream it receives (its ``last_seq`` and ``run_id``)
 MONITOR_STREAM = "bdi_monitor: stream"
+#: the prefix of the monitor node's verdict statuses (``bdi_monitor: <property>``)
+MONITOR_VERDICT = "bdi_monitor: "
 #: seconds an ``exit_when_done`` run waits after its end for the monitor to judge its last record
 MONITOR_DRAIN = 5.0
 
@@ -174,6 +177,7 @@ class SupervisorNode(SuiteNode):
         self.last_record: tuple[str, int] | None = None  # (run_id, seq) last published
         self.log: JsonLinesSink | None = None  # the run's records in its folder
         self.monitor_seen: tuple[str, str] | None = None  # the monitor's (run_id, last_seq)
+        self.monitor_verdicts: dict[str, str] = {}  # property -> its latest verdict
         self.exit_pending: tuple[int, float] | None = None  # (code, deadline): monitor drain
         if self.monitor_node and self.exit_when_done:
             self.create_subscription(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
@@ -326,10 +330,15 @@ class SupervisorNode(SuiteNode):
                 self.log = None
 
     def _on_diagnostics(self, message) -> None:
+        """The monitor's statuses: how far it judged the stream, and its verdicts."""
         for status in message.status:
+            values = {v.key: v.value for v in status.values}
             if status.name == MONITOR_STREAM:
-                values = {v.key: v.value for v in status.values}
                 self.monitor_seen = (values.get("run_id", ""), values.get("last_seq", ""))
+            elif status.name.startswith(MONITOR_VERDICT) and "value" in values:
+                name = status.name.removeprefix(MONITOR_VERDICT)
+                if not name.startswith("launch "):
+                    self.monitor_verdicts[name] = values["value"]
 
     def _exit(self, code: int) -> None:
         """End the process with ``code`` once the monitor judged the run's last record (or
@@ -344,12 +353,15 @@ class SupervisorNode(SuiteNode):
             return
         code, deadline = self.exit_pending
         run_id, seq = self.last_record
-        if self.monitor_seen == (run_id, str(seq)) or time.monotonic() >= deadline:
-            if time.monotonic() >= deadline:
-                self.get_logger().warning(f"the monitor did not report the run's last record "
-                                          f"within {MONITOR_DRAIN:g} s; exiting without it")
-            self.exit_pending = None
-            self.finish(code)
+        if self.monitor_seen == (run_id, str(seq)):
+            self._write_verdict(monitor=dict(sorted(self.monitor_verdicts.items())))
+        elif time.monotonic() >= deadline:
+            self.get_logger().warning(f"the monitor did not report the run's last record "
+                                      f"within {MONITOR_DRAIN:g} s; exiting without it")
+        else:
+            return
+        self.exit_pending = None
+        self.finish(code)
 
     # -- FlexBE -------------------------------------------------------------------------------
     def _start_flexbe(self, folder: Path, prepared) -> None:
@@ -495,18 +507,24 @@ class SupervisorNode(SuiteNode):
         folder (:func:`~bdi_supervisor.handover.write_verdict`), end the process if asked."""
         self.code = code
         self.publish_status()
-        folder = getattr(self, "folder", None)
-        if folder is not None:
-            outcome = self.follower.stream.sm_outcome if self.follower is not None else (
-                self.result.sm_outcome if self.result is not None else None)
-            try:
-                handover.write_verdict(folder, "run", self.state.value, code, self.detail,
-                                       mission=self.mission.name, runner=self.runner,
-                                       sm_outcome=outcome)
-            except (OSError, InputError) as error:
-                self.get_logger().warning(f"verdict not written into {folder}: {error}")
+        self._write_verdict()
         if self.exit_when_done:
             self._exit(code)
+
+    def _write_verdict(self, **extra) -> None:
+        """The run's verdict in its folder (``monitor``: the monitor's verdicts on the whole
+        run, once it judged the last record)."""
+        folder = getattr(self, "folder", None)
+        if folder is None:
+            return
+        outcome = self.follower.stream.sm_outcome if self.follower is not None else (
+            self.result.sm_outcome if self.result is not None else None)
+        try:
+            handover.write_verdict(folder, "run", self.state.value, self.code, self.detail,
+                                   mission=self.mission.name, runner=self.runner,
+                                   sm_outcome=outcome, **extra)
+        except (OSError, InputError) as error:
+            self.get_logger().warning(f"verdict not written into {folder}: {error}")
 
     # -- status -------------------------------------------------------------------------------
     def publish_status(self) -> None:
