@@ -51,9 +51,10 @@ def test_a_trial_over_its_budget_is_an_incomplete_row_not_an_error(tmp_path, bud
     assert row["status"] == "OK" and "error" not in row
     assert row["synthesis.status"] == "INCOMPLETE"
     assert row["audit.status"] == row["realize.status"] == "skipped"
-    assert row["well_separation.status"] == "WELL_SEPARATED"  # ran before synthesis
+    # well-separation ran before synthesis, within what was left of the trial's time budget
+    assert row["well_separation.status"] in ("WELL_SEPARATED", "ANALYSIS_INCOMPLETE")
     assert f"| {label} |" in markdown_table([row])
-    assert "| WELL_SEPARATED | skipped |" in markdown_table([row])
+    assert f"| {row['well_separation.status']} | skipped |" in markdown_table([row])
 
 
 def test_defect_kinds_are_columns_and_reach_the_table():
