@@ -198,7 +198,15 @@ class TimedOutput:
             self._signal(signal.SIGKILL)
             self.process.wait()
         self._reader.join(timeout=10)
+        self._end_group()
         return self.process.returncode, self.text()
+
+    def _end_group(self) -> None:
+        """Kill what is left of the group of a launch that has ended (a node the launch service
+        did not wait for), so that no test leaves a process behind. A process started without
+        its own session leads no group: there is no such group, and nothing is signalled."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
     def _signal(self, number: int) -> None:
         """Signal the process, or its whole group where it leads one (a launch)."""
