@@ -100,6 +100,9 @@ setup(
             "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
             "monitor_node = bdi_monitor.ros.monitor_node:main",
             "drone_node = bdi_supervisor.domains.quadcopter.ros.drone_node:main",
+            # the small domains' world nodes (their FlexBE states talk to them: runner:=flexbe)
+            "two_rivers_world = bdi_supervisor.domains.two_rivers.ros.world_node:main",
+            "beer_robot_world = bdi_supervisor.domains.beer_robot.ros.world_node:main",
         ],
     },
 )

@@ -17,6 +17,8 @@ from bdi_supervisor.catalog.interfaces import (
     resolve_interface,
     snake_case,
     state_class,
+    state_domain,
+    state_package,
     stock_state,
     stock_states,
 )
@@ -201,3 +203,62 @@ def test_stock_state_table_matches_flexbe_states():
         assert optional == [p.name for p in parameters if p.default is not p.empty], cls
         if "outcomes" in info:
             assert info["outcomes"] == _constructor_outcomes(state), cls
+
+
+def test_the_projects_own_states_are_named_by_their_domain():
+    interface = "bdi_flexbe_states.two_rivers.move_state.MoveState"
+    assert state_package(interface) == "bdi_flexbe_states"
+    assert state_domain(interface) == "two_rivers"
+    assert state_package("my_states.move_state.MoveState") == "my_states"
+    assert state_domain("my_states.move_state.MoveState") is None
+    assert state_domain("LogState") is None and state_package("LogState") == "flexbe_states"
+
+
+def _own_states():
+    """(catalog, capability, interface) of every shipped capability naming a project's state."""
+    for path in sorted((ROOT / "config" / "catalogs").glob("*.yaml")):
+        catalog = load_catalog(path)
+        for name, cap in catalog.capabilities.items():
+            if state_domain(cap.interface) is not None:
+                yield catalog, name, cap
+
+
+@pytest.mark.parametrize(("catalog", "name", "cap"), list(_own_states()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_every_own_state_a_catalog_names_exists_with_its_parameters_and_outcomes(catalog, name,
+                                                                                   cap):
+    """The module a catalog names is in bdi_flexbe_states, defines the class (one state per
+    module, read from the source: flexbe_core is not needed), takes every parameter the
+    capability gives, and its docstring lists them and every FlexBE outcome it declares."""
+    import ast
+
+    module, cls = resolve_interface(cap.interface)
+    path = ROOT.joinpath(*module.split(".")).with_suffix(".py")
+    assert path.is_file(), f"{catalog.name}.{name}: {path} does not exist"
+    tree = ast.parse(path.read_text())
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert [c.name for c in classes] == [cls]
+    init = next(n for n in classes[0].body if isinstance(n, ast.FunctionDef)
+                and n.name == "__init__")
+    accepted = [a.arg for a in init.args.args[1:]]
+    doc = ast.get_docstring(classes[0])
+    for parameter in cap.parameters:
+        assert parameter.name in accepted, (name, parameter.name)
+        assert f"-- {parameter.name} " in doc, (name, parameter.name)
+    for outcome in cap.flexbe_outcomes:
+        assert f"<= {outcome} " in doc, (name, outcome)
+
+
+def test_a_behavior_of_own_states_depends_on_bdi_supervisor():
+    from xml.etree import ElementTree
+
+    from support.supervisors import prepared
+
+    from bdi_supervisor.realize.stage import realize_mission
+
+    mission, prep = prepared("beer_robot")
+    files = realize_mission(prep.reduced, mission).package.files
+    depends = {e.text for e in ElementTree.fromstring(files["package.xml"]).iter("exec_depend")}
+    assert depends == {"bdi_supervisor", "flexbe_core", "flexbe_states"}
+    module = next(text for path, text in files.items() if path.endswith("_sm.py"))
+    assert "from bdi_flexbe_states.beer_robot.open_door_state import OpenDoorState" in module

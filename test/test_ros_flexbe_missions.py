@@ -21,7 +21,10 @@ with ``ROS_STACK_FLEXBE``), nothing built beforehand. It must end as designed:
   were driven through FlexBE's outcome requests, so FlexBE took the embedded run's outcomes;
 - where the mission has properties, the monitor node's verdicts are the embedded run's (the
   verdicts it reported once it had judged the run's last record, which the supervisor node adds
-  to ``verdict.json``).
+  to ``verdict.json``);
+- where the catalog names the project's own states of a small domain, the world node they act
+  in served the embedded run's outcomes of those capabilities, in order (its log line per
+  request, ``<capability>#<n> <service>: <outcome>``): the world did what the behavior reports.
 
 **A domain adds its missions** with one entry in :data:`CASES`, e.g.
 ``FlexbeCase("logistics_p0", needs=("pyrobosim_ros", "pyrobosim_flexbe_states"))``: ``needs``
@@ -37,6 +40,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 from support.cli_harness import run_cli
 from support.paths import ROOT
 from support.ros_stack import STACK_MISSING
@@ -58,18 +61,20 @@ for module in ("flexbe_msgs.msg", "flexbe_onboard.start_behavior", "launch", "la
 
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
-from support.ros_helpers import ament_prefix, start_launch, stop  # noqa: E402
+from support.ros_helpers import ament_prefix, node_modules, start_launch, stop  # noqa: E402
 
+from bdi_supervisor.catalog.interfaces import state_domain  # noqa: E402
 from bdi_supervisor.handover import RunState  # noqa: E402
+from bdi_supervisor.mission import load_mission  # noqa: E402
 from bdi_supervisor.ros import launch_plan, qos, topics, wire  # noqa: E402
 from bdi_supervisor.ros.supervisor_node import BDI_LOG  # noqa: E402
 from bdi_supervisor.runtime.bdi_state import read_records  # noqa: E402
 
 MISSIONS = ROOT / "config" / "missions"
-MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
-           "supervisor_node": "bdi_supervisor.ros.supervisor_node",
-           "monitor_node": "bdi_monitor.ros.monitor_node",
-           "drone_node": "bdi_supervisor.domains.quadcopter.ros.drone_node"}
+#: every node of this tree (the world nodes too), where launch_ros finds them
+MODULES = node_modules()
+#: the domains whose world nodes log each request they serve (:func:`served`)
+SERVING_WORLDS = ("two_rivers", "beer_robot")
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,10 @@ CASES = [
     FlexbeCase("quadcopter_crazyflie", needs=("flexible_drones_msgs",)),
     FlexbeCase("quadcopter_pihawk", needs=("flexible_drones_msgs",)),
     FlexbeCase("quadcopter_pihawk_dropout", needs=("flexible_drones_msgs",)),
+    # the project's own states against the river's world node (seeded high wind: 3 failures);
+    # the beer robot's cases are test_the_monitor_judges_a_flexbe_run_as_the_embedded_run's
+    FlexbeCase("two_rivers"),
+    FlexbeCase("two_rivers", force="move=failure move#5=failure"),
 ]
 
 
@@ -206,31 +215,13 @@ def test_the_mission_ends_under_flexbe_as_in_the_embedded_executor(case, launch_
     check(case, launch_env, rclpy_context, tmp_path)
 
 
-def stock_beer_robot(folder: Path) -> Path:
-    """The shipped beer robot (properties, world hypotheses) with FlexBE's stock states: each of
-    its own states an OperatorDecisionState suggesting ``done`` (its failures come from forced
-    outcomes), so its FlexBE run needs no world node."""
-    catalog = yaml.safe_load((ROOT / "config" / "catalogs" / "beer_robot.yaml").read_text())
-    for name, capability in catalog["capabilities"].items():
-        if capability["interface"] != "LogState":
-            capability.pop("outcomes", None)
-            capability["interface"] = "OperatorDecisionState"
-            capability["parameters"] = {"outcomes": ["done", "failed"], "suggestion": "done",
-                                        "hint": name}
-    mission = yaml.safe_load((MISSIONS / "beer_robot.yaml").read_text())
-    mission["catalog"] = "beer_robot_stock_catalog.yaml"
-    (folder / "beer_robot_stock_catalog.yaml").write_text(yaml.safe_dump(catalog))
-    (folder / "beer_robot_stock.yaml").write_text(yaml.safe_dump(mission))
-    return folder / "beer_robot_stock.yaml"
-
-
 @pytest.mark.parametrize("force", ["", "open_door=failure", "grab_beer=failure"])
 def test_the_monitor_judges_a_flexbe_run_as_the_embedded_run(force, launch_env, rclpy_context,
                                                               tmp_path):
-    """A mission with properties on FlexBE's stock states: the monitor node's verdicts on the
-    FlexBE run (the goal; the door, or the fridge, failing by a forced outcome) are the
-    embedded run's."""
-    case = FlexbeCase(str(stock_beer_robot(tmp_path)), force=force)
+    """The beer robot (properties, world hypotheses; its own states against the kitchen's world
+    node): the monitor node's verdicts on the FlexBE run (the goal; the door, or the fridge,
+    failing by a forced outcome) are the embedded run's."""
+    case = FlexbeCase("beer_robot", force=force)
     expected = check(case, launch_env, rclpy_context, tmp_path)
     assert expected.verdicts  # the case has properties: the monitor was compared
 
@@ -258,4 +249,20 @@ def check(case: FlexbeCase, env: dict[str, str], context, tmp_path: Path) -> Emb
     assert observer.records == records[:len(observer.records)]  # the topic carried them
     if expected.verdicts:  # the monitor's verdicts on the whole run, as the supervisor saw them
         assert verdict["monitor"] == expected.verdicts, output
+    assert served(output) == own_outcomes(case, expected.records), output
     return expected
+
+
+def served(output: str) -> list[tuple[str, str]]:
+    """(capability, outcome) of every request the launch's world nodes served, in order."""
+    return re.findall(r"\[\w+_world\]: (\w+)#\d+ \S+: (\w+)", output)
+
+
+def own_outcomes(case: FlexbeCase, records: list[dict]) -> list[tuple[str, str]]:
+    """(capability, outcome) of the embedded run's outcomes of capabilities whose states act in
+    a small domain's world node (:data:`SERVING_WORLDS`)."""
+    catalog = load_mission(case.file()).catalog
+    own = {c for c, cap in catalog.capabilities.items()
+           if state_domain(cap.interface) in SERVING_WORLDS}
+    return [(r["last_outcome"]["capability"], r["last_outcome"]["outcome"]) for r in records
+            if r["event"] == "outcome" and r["last_outcome"]["capability"] in own]

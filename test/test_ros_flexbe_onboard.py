@@ -40,6 +40,7 @@ from support.flexbe_lines import ENDINGS  # noqa: E402
 from support.ros_helpers import (  # noqa: E402
     TimedOutput,
     ament_prefix,
+    node_modules,
     start_launch,
     start_node,
     stop,
@@ -63,9 +64,8 @@ RAISING = "flexbe_support.raising_state.RaisingState"
 ENGINE_LINE = int(importlib.metadata.version("flexbe_onboard").split(".")[0])
 #: how soon a run must end after onboard died, or a launch after the synthesis verdict
 PROMPT = 5.0
-MODULES = {"synthesis_node": "bdi_supervisor.ros.synthesis_node",
-           "supervisor_node": "bdi_supervisor.ros.supervisor_node",
-           "monitor_node": "bdi_monitor.ros.monitor_node"}
+#: every node of this tree (the world nodes too), where launch_ros finds them
+MODULES = node_modules()
 
 
 def realized(mission: Path, tmp_path: Path,

@@ -74,6 +74,28 @@ def test_plan_flexbe_includes_onboard_with_the_run_time_prefix_first_on_its_path
     assert embedded.flexbe_prefix is None and "flexbe_prefix" not in embedded.nodes[1].parameters
 
 
+@pytest.mark.parametrize(("mission", "world"), [("two_rivers", "two_rivers_world"),
+                                                 ("two_rivers_goat_stays", "two_rivers_world"),
+                                                 ("beer_robot", "beer_robot_world"),
+                                                 ("vending", None)])
+def test_flexbe_runs_start_the_world_their_states_talk_to(mission, world, tmp_path):
+    """Under ``runner:=flexbe`` the world node of the catalog's own states runs beside onboard,
+    with the mission (it draws the mission's seeded failures); the embedded runner needs none."""
+    path = ROOT / "config" / "missions" / f"{mission}.yaml"
+    flexbe = launch_plan.plan(path, "flexbe", output_dir=str(tmp_path))
+    worlds = [n for n in flexbe.nodes if n.executable.endswith("_world")]
+    assert [n.executable for n in worlds] == ([world] if world else [])
+    for node in worlds:
+        assert node.name == world and node.package == launch_plan.PACKAGE
+        assert node.parameters == {"mission": str(path), "use_sim_time": False, "force": ""}
+    forced = launch_plan.plan(path, "flexbe", output_dir=str(tmp_path), force="move=failure")
+    for node in forced.nodes:  # the world decides the forced outcomes of what it serves alike
+        if node.executable.endswith("_world"):
+            assert node.parameters["force"] == "move=failure"
+    embedded = launch_plan.plan(path, "embedded")
+    assert not [n for n in embedded.nodes if n.executable.endswith("_world")]
+
+
 @pytest.mark.parametrize("folder", ["launch", ""])
 def test_the_onboard_launch_file_is_found_where_flexbe_installs_it(tmp_path, folder):
     """FlexBE 2.3 and 4.x install ``behavior_onboard.launch.py`` at the top of

@@ -99,6 +99,17 @@ def resolve_interface(interface: str, key: str | None = None,
     return module, cls
 
 
+#: the project's own states: ``bdi_flexbe_states.<domain>.<name>_state.<Class>``
+OWN_STATES = "bdi_flexbe_states"
+
+
 def state_package(interface: str) -> str:
     """The ROS package providing ``interface``'s state (first segment of its module)."""
     return resolve_interface(interface)[0].split(".")[0]
+
+
+def state_domain(interface: str) -> str | None:
+    """The domain of one of the project's own states (``bdi_flexbe_states.two_rivers.move_state.
+    MoveState`` → ``two_rivers``), else ``None``."""
+    module = _split(interface)[0].split(".")
+    return module[1] if len(module) > 2 and module[0] == OWN_STATES else None

@@ -45,9 +45,16 @@ INCLUDE_FOLDERS = ("launch", "")
 MONITOR = "bdi_monitor"
 #: the run-time prefix of ``runner:=flexbe``, in the run folder beside the attempts
 FLEXBE_PREFIX = "flexbe_prefix"
-#: the node a simulator's missions need under ``runner:=flexbe`` (the robot or world their
-#: behavior's states talk to), by ``runner.sim``: (executable, node name)
-WORLD_NODES = {"quadcopter": ("drone_node", "drone")}
+#: the node a mission's own FlexBE states talk to under ``runner:=flexbe`` (the robot or world),
+#: by the domain of ``bdi_flexbe_states`` that the catalog's interfaces name: (executable, node
+#: name)
+WORLD_NODES = {"quadcopter": ("drone_node", "drone"),
+               "two_rivers": ("two_rivers_world", "two_rivers_world"),
+               "beer_robot": ("beer_robot_world", "beer_robot_world")}
+#: the launch arguments a world node takes, as its parameters: the drone's backend; the small
+#: domains' worlds decide the forced outcomes of what they serve as the supervisor does
+WORLD_ARGUMENTS = {"drone_node": ("backend",), "two_rivers_world": ("force",),
+                   "beer_robot_world": ("force",)}
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,15 @@ def has_properties(mission: Mission) -> bool:
     return bool(mission.section("properties"))
 
 
+def world_nodes(mission: Mission) -> list[tuple[str, str]]:
+    """(executable, node name) of the :data:`WORLD_NODES` that the states of ``mission``'s
+    catalog talk to, by domain name."""
+    from bdi_supervisor.catalog.interfaces import state_domain
+
+    domains = {state_domain(c.interface) for c in mission.catalog.capabilities.values()}
+    return [WORLD_NODES[d] for d in sorted(d for d in domains if d in WORLD_NODES)]
+
+
 def on_node_exit(node: NodeSpec, code: int) -> str:
     """What a node's exit means while the launch runs (not while it shuts down).
 
@@ -215,9 +231,10 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     """The nodes for ``mission`` run by ``runner``.
 
     Always a synthesis node and a supervisor node; a monitor node when the mission declares
-    properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``, and the mission's
-    world node (:data:`WORLD_NODES`: the quadcopter's ``drone_node``, on ``drone_backend``,
-    empty: the mission's own backend). ``config_dir`` holds
+    properties; FlexBE onboard's launch file when ``runner`` is ``flexbe``, and the world nodes
+    the catalog's own states talk to (:func:`world_nodes`: the quadcopter's ``drone_node`` on
+    ``drone_backend``, empty: the mission's own backend; the Two-Rivers and beer-robot worlds
+    with ``force``). ``config_dir`` holds
     ``<executable>.yaml`` parameter files, used where present. ``exit_when_done`` goes to the
     supervisor node: it exits when the run ends (0 on the goal, else the ending's code), and
     to the synthesis node: it exits when it hands nothing over (1 unrealizable, 3 a budget,
@@ -255,9 +272,10 @@ def plan(mission: Path, runner: str = "embedded", use_sim_time: bool = False,
     if has_properties(loaded):
         wanted.append(("monitor_node", MONITOR, {}))
         wanted[1][2]["monitor_node"] = MONITOR  # the run waits until the monitor hears it
-    sim = loaded.section("runner").get("sim")  # validate_mission checked the section
-    if runner == "flexbe" and sim in WORLD_NODES:
-        wanted.append((*WORLD_NODES[sim], {"backend": drone_backend}))
+    if runner == "flexbe":
+        given = {"backend": drone_backend, "force": force}
+        for executable, name in world_nodes(loaded):
+            wanted.append((executable, name, {k: given[k] for k in WORLD_ARGUMENTS[executable]}))
     nodes = []
     for executable, name, extra in wanted:
         files = ()

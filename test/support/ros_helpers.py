@@ -221,3 +221,12 @@ class TimedOutput:
     def text(self) -> str:
         with self._changed:
             return "".join(line for _, line in self.lines)
+
+
+def node_modules() -> dict[str, str]:
+    """Every ROS executable of setup.py's console scripts (the names without a ``-``: the nodes,
+    world nodes included) → the module whose ``main()`` it runs, for :func:`ament_prefix`."""
+    import re
+
+    text = (ROOT / "setup.py").read_text()
+    return dict(re.findall(r'"([a-z_]+) = ([a-z_.]+):main"', text))
