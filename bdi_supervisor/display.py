@@ -62,6 +62,23 @@ def plain(value: Any) -> str:
     return printable(value)
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 guarantee``, ``4 guarantees`` (``plural`` where adding ``s`` is wrong)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def valuation(values: dict[str, Any]) -> str:
+    """A valuation as people write one: ``!a, b, x=2`` (booleans by their sign, integers by
+    their value; ``-`` when empty)."""
+    parts = []
+    for name, value in values.items():
+        if isinstance(value, bool):
+            parts.append(printable(name) if value else f"!{printable(name)}")
+        else:
+            parts.append(f"{printable(name)}={plain(value)}")
+    return ", ".join(parts) or ABSENT
+
+
 def table(*columns: str, title: str | None = None, **options: Any) -> Table:
     """A results table with bold headers (``options`` go to :class:`rich.table.Table`)."""
     options.setdefault("header_style", "bold")

@@ -70,12 +70,17 @@ def _short(text: object, limit: int) -> str:
 
 
 def nearest(word: object, choices: Iterable[str]) -> str | None:
-    """The choice a mistyped ``word`` most likely meant (difflib), or None when none is close."""
+    """The choice a mistyped ``word`` most likely meant: the only choice it begins (``fair`` →
+    ``fair-outcome``), else the closest (difflib); None when none is close."""
     import difflib
 
     if not isinstance(word, str):
         return None
-    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    choices = list(choices)
+    started = [choice for choice in choices if word and choice.startswith(word)]
+    if len(started) == 1:
+        return started[0]
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return found[0] if found else None
 
 

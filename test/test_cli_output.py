@@ -250,3 +250,71 @@ def test_typos_get_the_nearest_option_command_choice_and_mission(capsys):
         assert f"(did you mean {hint}?)" in capsys.readouterr().err
     assert main(["run", "cofee"]) == 2
     assert "mission file not found (did you mean 'coffee'?)" in capsys.readouterr().err
+
+
+def test_version_of_both_tools(capsys):
+    import pytest
+
+    from bdi_supervisor import __version__
+    from bdi_supervisor.cli.monitor import main as monitor
+
+    for tool, entry in (("bdi-supervisor", main), ("bdi-monitor", monitor)):
+        with pytest.raises(SystemExit) as stop:
+            entry(["--version"])
+        assert stop.value.code == 0
+        assert capsys.readouterr().out == f"{tool} {__version__}\n"
+
+
+def test_top_level_help_has_examples_that_parse():
+    import shlex
+
+    from bdi_supervisor.cli.main import build_parser as supervisor
+    from bdi_supervisor.cli.monitor import build_parser as monitor
+
+    for tool, build in (("bdi-supervisor", supervisor), ("bdi-monitor", monitor)):
+        parser = build()
+        commands = [line.split("  #")[0].strip() for line in
+                    parser.format_help().split("examples:\n", 1)[1].splitlines()]
+        assert len(commands) >= 3
+        for command in commands:
+            words = shlex.split(command)
+            assert words[0] in ("bdi-supervisor", "bdi-monitor")
+            if words[0] == tool and "--help" not in words:
+                build().parse_args(words[1:])  # SystemExit on a bad example
+
+
+def test_max_input_size_before_or_after_the_subcommand(capsys):
+    for argv in (["--max-input-size", "100", "spec", "coffee"],
+                 ["spec", "coffee", "--max-input-size", "100"]):
+        assert main(argv) == 2
+        assert "larger than the input limit (474 bytes > 100 bytes)" in capsys.readouterr().err
+    # given after the subcommand it wins; left out there, the one before it holds
+    assert main(["--max-input-size", "100", "spec", "coffee", "--max-input-size", "1M"]) == 0
+    capsys.readouterr()
+
+
+def test_a_prefix_of_one_choice_is_suggested(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["synthesize", "two_rivers", "--liveness", "fair"])
+    assert "(did you mean 'fair-outcome'?)" in capsys.readouterr().err
+
+
+def test_missions_json_is_the_array_its_help_names(capsys):
+    assert main(["missions", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert isinstance(records, list) and {"coffee", "two_rivers"} <= {r["name"] for r in records}
+    from bdi_supervisor.cli.main import build_parser
+
+    sub = next(a for a in build_parser(["missions"])._actions if a.dest == "command")
+    assert "print a JSON array: one record per mission" in sub.choices["missions"].format_help()
+
+
+def test_solve_shows_a_losing_input_as_a_valuation(tmp_path, capsys):
+    spec = tmp_path / "small.structuredslugs"
+    spec.write_text("[INPUT]\na\n[OUTPUT]\nb\n[ENV_INIT]\n!a\n[SYS_INIT]\n!b\n[SYS_TRANS]\n"
+                    "b' <-> a'\n[SYS_LIVENESS]\nb\n")
+    assert main(["solve", str(spec)]) == 1
+    out = capsys.readouterr().out
+    assert "losing initial input: !a\n" in out and "{" not in out

@@ -113,14 +113,20 @@ def test_report_without_matplotlib_names_the_extra(sweep_file, tmp_path, capsys,
     out = tmp_path / "out"
     assert main(["sweep", str(sweep_file), "--out", str(out), "--workers", "1", "--quiet"]) == 0
     real = importlib.util.find_spec
+    missing = set()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None
-                        if name in ("matplotlib", "pyarrow") else real(name, *a, **k))
-    monkeypatch.setattr("bdi_supervisor.sweep.report.plot", lambda rows, path: None)
+                        if name in missing else real(name, *a, **k))
+    monkeypatch.setattr("bdi_supervisor.sweep.report.write_parquet", lambda rows, path: None)
     capsys.readouterr()
+    missing.add("pyarrow")  # the Parquet copy is optional: not missed, not mentioned
+    assert main(["sweep", str(sweep_file), "--out", str(out), "--report-only"]) == 0
+    assert "not written" not in capsys.readouterr().err
+    missing.add("matplotlib")
+    monkeypatch.setattr("bdi_supervisor.sweep.report.plot", lambda rows, path: None)
     assert main(["sweep", str(sweep_file), "--out", str(out), "--report-only"]) == 0
     err = capsys.readouterr().err
-    assert "the .png plot and the .parquet table not written: matplotlib, pyarrow not " \
-           "installed; pip install 'bdi_supervisor[reports]'" in err
+    assert "the .png plot not written: matplotlib not installed; " \
+           "pip install 'bdi_supervisor[reports]'" in err and "parquet" not in err
 
 
 def _slow_trial(item: dict) -> dict:

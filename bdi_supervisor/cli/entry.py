@@ -84,9 +84,14 @@ class SuiteParser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str, description: str, package: str,
-                 subcommands: Sequence[str]) -> argparse.ArgumentParser:
-    """The parser of ``prog`` with one subparser per installed module ``package.<name>``."""
-    parser = SuiteParser(prog=prog, description=description)
+                 subcommands: Sequence[str], epilog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``prog`` with one subparser per installed module ``package.<name>``;
+    ``--version`` and ``--max-input-size`` (also after the subcommand) on every one."""
+    from bdi_supervisor import __version__
+
+    parser = SuiteParser(prog=prog, description=description, epilog=epilog)
+    parser.add_argument("--version", action="version", version=f"{prog} {__version__}",
+                        help="print the version and exit")
     add_size_option(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in subcommands:
@@ -98,15 +103,18 @@ def build_parser(prog: str, description: str, package: str,
                 raise
             continue  # a subcommand this installation leaves out
         module.register(subparsers)
+        # given after the subcommand, it sets the same field; left out, the top level's stays
+        add_size_option(subparsers.choices[name], default=argparse.SUPPRESS)
     return parser
 
 
-def add_size_option(parser: argparse.ArgumentParser) -> None:
-    """``--max-input-size SIZE`` on a command's top-level parser
+def add_size_option(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """``--max-input-size SIZE`` on a parser
     (:func:`bdi_supervisor.limits.set_max_input_bytes`)."""
     from bdi_supervisor.limits import DEFAULT_MAX_INPUT_BYTES, INPUT_SIZE_ENV, size_text
 
     parser.add_argument("--max-input-size", metavar="SIZE", type=_size_argument,
+                        default=default,
                         help=f"largest input file read (default "
                              f"{size_text(DEFAULT_MAX_INPUT_BYTES)}, or ${INPUT_SIZE_ENV}); "
                              f"e.g. 200M, 2G")

@@ -10,7 +10,7 @@ import shlex
 from rich.console import Console
 from rich.markup import escape
 
-from bdi_supervisor.display import output_console, plain, print_table, table
+from bdi_supervisor.display import counted, output_console, plain, print_table, table
 
 #: formulas longer than this are cut in the core table (the JSON record has them whole)
 FORMULA_CHARS = 70
@@ -23,6 +23,8 @@ def where(file: str | None, line: int | None) -> str:
     try:
         shown = os.path.relpath(file)
     except ValueError:  # another drive
+        shown = file
+    if shown.startswith(os.pardir):  # not below the working folder
         shown = file
     return f"{shown}:{line}" if line else shown
 
@@ -54,7 +56,7 @@ def print_explanation(data: dict, console: Console | None = None, *,
     checked = {True: "1-minimal, checked", False: "NOT minimal", None: "unchecked"}[
         data.get("core_minimal")]
     grid = table("#", "what", "formula", "where",
-                 title=f"Unrealizable core: {len(core)} guarantees ({checked})")
+                 title=f"Unrealizable core: {counted(len(core), 'guarantee')} ({checked})")
     for k, item in enumerate(core, 1):
         grid.add_row(str(k), escape(item["description"]), escape(_short(item["formula"])),
                      escape(where(item.get("file"), item.get("line"))))

@@ -2,7 +2,8 @@
 
 One line per mission: its name (what ``run``, ``synthesize`` and ``spec`` accept instead of a
 file), what it is, its synthesis defaults (``<encoding>-<S|SP|F|FP>``), its simulator, the pip
-extra that simulator needs, and the FlexBE state packages its realized behavior imports.
+extra that simulator needs, and the FlexBE state packages its realized behavior imports;
+``--json`` prints them as one JSON array.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.epilog = examples(
         'bdi-supervisor missions',
         'bdi-supervisor missions --json')
-    parser.add_argument("--json", action="store_true", help="print one JSON record per mission")
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON array: one record per mission")
     parser.set_defaults(func=run)
 
 

@@ -12,14 +12,22 @@ import sys
 from collections.abc import Sequence
 
 from bdi_supervisor.cli import entry
+from bdi_supervisor.helptext import examples
 
 SUBCOMMANDS = ("check", "grid", "replay")
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
+#: the top-level ``--help``'s examples
+EXAMPLES = examples(
+    "bdi-monitor check config/ctl/beer.yaml 'AG(bel br -> EF bb)'   # YES or NO",
+    "bdi-monitor grid --size 64 -o grid64.json                      # a benchmark structure",
+    "bdi-supervisor run beer_robot --bdi-log beer.jsonl             # record a run...",
+    "bdi-monitor replay beer.jsonl                                  # ...and replay it")
 
 
 def build_parser(subcommands: Sequence[str] = SUBCOMMANDS) -> argparse.ArgumentParser:
-    return entry.build_parser("bdi-monitor", "CTL-BDI model checking and runtime monitoring.",
-                              "bdi_monitor.commands", subcommands)
+    return entry.build_parser("bdi-monitor", "CTL-BDI model checking and runtime monitoring. "
+                              "Each command has its own --help, with examples.",
+                              "bdi_monitor.commands", subcommands, epilog=EXAMPLES)
 
 
 def main(argv: list[str] | None = None) -> int:

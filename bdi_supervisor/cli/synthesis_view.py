@@ -14,7 +14,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 
 from bdi_supervisor.common import Realizability
-from bdi_supervisor.display import output_console, print_table
+from bdi_supervisor.display import counted, output_console, print_table, valuation
 from bdi_supervisor.synthesis.result import SynthesisResult
 
 _STYLE = {Realizability.REALIZABLE: "bold green", Realizability.UNREALIZABLE: "bold red"}
@@ -132,7 +132,7 @@ def print_result(result: SynthesisResult, console: Console | None = None) -> Non
         if failure.goal_origin:
             console.print(f"  guarantee: {failure.goal_origin}")
         if failure.env_initial is not None:
-            console.print(f"  losing initial input: {failure.env_initial}")
+            console.print(f"  losing initial input: {valuation(failure.env_initial)}")
     if result.incomplete_reason:
         console.print(f"  {result.incomplete_reason}")
     m = result.metrics
@@ -168,7 +168,7 @@ def print_audit_warnings(warnings: list[dict], where: str, console: Console | No
     for warning in warnings:
         by_strategy.setdefault(warning["strategy"], Counter())[warning["kind"]] += 1
     total = len(warnings)
-    console.print(f"[bold yellow]audit: {total} warning{'s' if total != 1 else ''}[/] "
+    console.print(f"[bold yellow]audit: {counted(total, 'warning')}[/] "
                   "(not defects: the supervisor is deployable)")
     for label, kinds in by_strategy.items():
         console.print(f"  {label} strategy: "
