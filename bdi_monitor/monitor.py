@@ -400,7 +400,12 @@ def monitor_for_mission(mission, prepared) -> Monitor:
     """The monitor of ``mission`` with its supervisor ``prepared`` (a
     :class:`bdi_supervisor.pipeline.Prepared`)."""
     from bdi_monitor.mission_model import mission_model
+    from bdi_supervisor.errors import InputError
 
+    if prepared.machine is None:  # refused by its audit: there is no supervisor to model
+        raise InputError(f"the supervisor failed its audit ({prepared.audit}); nothing to "
+                         "monitor", file=prepared.source or None,
+                         expected="a supervisor whose audit passed")
     return build_monitor(mission_model(mission, prepared.machine, prepared.reduced))
 
 

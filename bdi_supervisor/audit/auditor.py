@@ -460,7 +460,7 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
             ctx.add(rec.GOAL_UNREACHABLE_TRAP, tuple(states),
                     lambda states=states, first=first: rec.Defect(
                         rec.GOAL_UNREACHABLE_TRAP,
-                        f"{len(states)} state(s) from which no goal can be reached again",
+                        f"{_states(states)} from which no goal can be reached again",
                         states, _state_trace(ctx, graph, first)))
     if ctx.options.livelock == "off":
         return
@@ -496,7 +496,7 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
         ctx.add(rec.ENVIRONMENT_SUSTAINED_LIVELOCK, tuple(states),
                 lambda states=states, first=first: rec.Defect(
                     rec.ENVIRONMENT_SUSTAINED_LIVELOCK,
-                    f"the environment can keep the robot in {len(states)} state(s) forever "
+                    f"the environment can keep the robot in {_states(states)} forever "
                     "while respecting its liveness assumptions, although a way to the goal "
                     "exists", states, _state_trace(ctx, graph, first),
                     details={"assumptions_met": [a.name for a in env_liveness],
@@ -562,3 +562,8 @@ def audit(strategy: Strategy, catalog: Catalog,
         defects=ctx.defects, warnings=ctx.warnings, incomplete_reason=incomplete,
         stats=ctx.stats, strategy=strategy.name,
     )
+
+
+def _states(states: list[int]) -> str:
+    """``1 state``, ``3 states``."""
+    return f"{len(states)} state{'' if len(states) == 1 else 's'}"

@@ -51,6 +51,24 @@ def overrides_from_args(args: argparse.Namespace) -> dict:
     return {k: getattr(args, k) for k in OVERRIDES if getattr(args, k) is not None}
 
 
+def command_line(command: str, args: argparse.Namespace, *extra: str) -> str:
+    """The ``bdi-supervisor`` command line of ``command`` on the same mission with the same
+    overrides (and ``--out`` where not the default) as ``args``, then ``extra``: what a message
+    tells someone to run next."""
+    import shlex
+
+    words = ["bdi-supervisor", command, args.mission]
+    for key in OVERRIDES:
+        value = getattr(args, key, None)
+        if isinstance(value, bool):
+            words.append(f"--{key}" if value else f"--no-{key}")
+        elif value is not None:
+            words += [f"--{key}", str(value)]
+    if getattr(args, "out", "out") != "out":
+        words += ["--out", args.out]
+    return shlex.join([*words, *extra])
+
+
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
     """The solver's knobs."""
     group = parser.add_argument_group("solver")

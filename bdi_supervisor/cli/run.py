@@ -113,15 +113,35 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"mission": mission.name, "audit": prepared.audit,
                               "counts": prepared.counts, "audit_warnings": prepared.warnings,
+                              "audit_findings": [f.to_dict() for f in prepared.findings],
                               "result": None}, indent=1))
         else:
             print(printable(refused), file=sys.stderr)
+            _print_failure(args, prepared)
         return ExitCode.NEGATIVE
     result, monitor = _execute(args, mission, prepared)
     _print_run(args, mission, prepared, result, monitor)
     if monitor is not None:
         monitor.close()
     return ExitCode.OK if result.goal_reached else ExitCode.NEGATIVE
+
+
+def _print_failure(args: argparse.Namespace, prepared) -> None:
+    """Why the supervisor was refused: the audit's findings, where they are listed, and the
+    command that writes and pictures them."""
+    from bdi_supervisor.cli.arguments import command_line
+    from bdi_supervisor.cli.synthesis_view import print_audit_failure
+    from bdi_supervisor.display import output_console
+
+    if args.from_dir:
+        where = f"{Path(args.from_dir) / 'audit.json'}, key 'defects'"
+        closer = None
+    else:
+        where = (f"audit.json, key 'defects', in the folder that "
+                 f"'{command_line('synthesize', args)}' writes")
+        closer = (command_line("synthesize", args, "--draw") + "  (pictures with the defects' "
+                  "states filled and the way there in bold red)")
+    print_audit_failure(prepared.findings, where, closer, output_console(stderr=True))
 
 
 def _checked_arguments(args: argparse.Namespace, mission) -> dict:

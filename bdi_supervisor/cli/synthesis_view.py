@@ -13,7 +13,7 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.table import Table
 
-from bdi_supervisor.common import Realizability
+from bdi_supervisor.common import AuditVerdict, Realizability
 from bdi_supervisor.display import counted, output_console, print_table, valuation
 from bdi_supervisor.synthesis.result import SynthesisResult
 
@@ -175,3 +175,34 @@ def print_audit_warnings(warnings: list[dict], where: str, console: Console | No
                       + ", ".join(f"{kind} ×{count}" for kind, count in kinds.items()))
     console.print(f"  e.g. {warnings[0]['message']}")
     console.print(f"  all of them: {where}")
+
+
+def print_audit_failure(found: list, where: str, closer: str | None,
+                        console: Console | None = None) -> None:
+    """Why a supervisor is not deployable: per audited strategy the defect kinds with their
+    counts, one example state of each kind in the mission's terms
+    (:class:`~bdi_supervisor.audit.findings.Findings`), where the record lists them all
+    (``where``) and the command that pictures them (``closer``)."""
+    failed = [f for f in found if f.verdict != AuditVerdict.PASS]
+    if not failed:
+        return
+    console = console or output_console()
+    for item in failed:
+        kinds = ", ".join(f"{kind} ×{count}" for kind, count in item.counts.items())
+        console.print(f"[bold red]audit {item.verdict}[/]: the {item.strategy} strategy is not "
+                      "deployable" + (f": {kinds}" if kinds else ""))
+        if item.incomplete_reason:
+            console.print(f"  {item.incomplete_reason}", markup=False)
+        for example in item.examples:
+            at = f" at state {example.state}" if example.state is not None else ""
+            console.print(f"  e.g. {example.kind}{at}: {example.message}", markup=False)
+            if example.there:
+                console.print(f"    there: {example.there}", markup=False)
+            if example.path:
+                console.print(f"    reached by: {example.path}", markup=False)
+            if example.runs:
+                again = " again and again, and cannot leave" if example.repeats else ""
+                console.print(f"    it runs {example.runs}{again}", markup=False)
+    console.print(f"  listed in: {where}", markup=False)
+    if closer:
+        console.print(f"  look closer: {closer}", markup=False)

@@ -62,6 +62,22 @@ def _draw_note(result, console) -> None:
                   f"({', '.join(files)}); {drawing.INSTALL_GRAPHVIZ}", style="yellow")
 
 
+def _print_failure(args: argparse.Namespace, result, console) -> None:
+    """Why the audited supervisor is not deployable (nothing when it is)."""
+    from bdi_supervisor import pipeline
+    from bdi_supervisor.cli.arguments import command_line
+    from bdi_supervisor.cli.synthesis_view import print_audit_failure
+
+    audit = result.audit
+    found = pipeline.audit_findings(audit, result.mission.catalog, result.synthesis.strategy)
+    files = [str(audit.files[key]) for key in ("audit", "audit_reduced") if key in audit.files]
+    where = f"{' and '.join(files)}, key 'defects'" if files else "synthesize --json"
+    closer = None if args.draw else (
+        command_line("synthesize", args, "--draw") + "  (pictures with the defects' states "
+        "filled and the way there in bold red)")
+    print_audit_failure(found, where, closer, console)
+
+
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor import pipeline
     from bdi_supervisor.cli.synthesis_view import (
@@ -103,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             where = (f"{audit.files['audit']} (and audit_reduced.json), key 'warnings'"
                      if "audit" in audit.files else "rerun with --json")
             print_audit_warnings(pipeline.audit_warnings(audit), where, console)
+            _print_failure(args, result, console)
         if result.out_dir is not None:
             console.print(f"output: {result.out_dir}")
     if args.draw:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from bdi_supervisor.pipeline.prepared import (
         NoSupervisor,
         Prepared,
+        audit_findings,
         audit_warnings,
         load_folder,
         prepare,
@@ -61,13 +62,14 @@ _HOME = {
                      "stage_synthesis", "stage_well_separation"), "chain"),
     **dict.fromkeys(("MissionExplanation", "explain_mission", "load_counter_run",
                      "mission_namer", "replay_counter_run"), "explain"),
-    **dict.fromkeys(("NoSupervisor", "Prepared", "audit_warnings", "load_folder", "prepare",
-                     "prepared_from"), "prepared"),
+    **dict.fromkeys(("NoSupervisor", "Prepared", "audit_findings", "audit_warnings",
+                     "load_folder", "prepare", "prepared_from"), "prepared"),
     "write_run": "output",
 }
 
 __all__ = ["STAGES", "AuditStages", "MissionExplanation", "NoSupervisor", "PipelineRun",
-           "Prepared", "StageRecord", "audit_and_reduce", "audit_mission", "audit_warnings",
+           "Prepared", "StageRecord", "audit_and_reduce", "audit_findings", "audit_mission",
+           "audit_warnings",
            "check_before", "explain_mission", "load_counter_run", "load_folder",
            "mission_namer", "output_files", "prepare", "prepared_from", "replay_counter_run",
            "run", "stage_audit", "stage_execute", "stage_realize", "stage_spec",

@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.pipeline.chain import PipelineRun, run
 
 if TYPE_CHECKING:
+    from bdi_supervisor.catalog.model import Catalog
     from bdi_supervisor.mission.model import Mission
     from bdi_supervisor.pipeline.audit_reduce import AuditStages
     from bdi_supervisor.realize.machine import SupervisorMachine
@@ -46,6 +48,9 @@ class Prepared:
     source: str = ""
     #: audit warnings (``kind``, ``message``, ``strategy``: raw or reduced)
     warnings: list[dict] = field(default_factory=list)
+    #: the defects of each audit that did not pass, in the mission's terms
+    #: (:class:`~bdi_supervisor.audit.findings.Findings`; raw first)
+    findings: list = field(default_factory=list)
     #: how its runs are labelled when they end without a container outcome
     #: (:class:`~bdi_supervisor.runtime.executor.Endings`; None: a synthesized strategy's way)
     endings: Any = None
@@ -58,6 +63,17 @@ def audit_warnings(stages: AuditStages) -> list[dict]:
         if record is not None:
             found += [{"kind": w.kind, "message": w.message, "strategy": label}
                       for w in record.warnings]
+    return found
+
+
+def audit_findings(stages: AuditStages, catalog: Catalog, raw: Strategy | None) -> list:
+    """The :class:`~bdi_supervisor.audit.findings.Findings` of both audits of an
+    ``AuditStages`` (raw first; the reduced one only when it ran)."""
+    from bdi_supervisor.audit.findings import findings
+
+    found = [findings(stages.raw_audit, "raw", catalog, raw)]
+    if stages.reduced_audit is not None:
+        found.append(findings(stages.reduced_audit, "reduced", catalog, stages.reduced))
     return found
 
 
@@ -105,12 +121,13 @@ def prepared_from(state: PipelineRun, mission: Mission) -> Prepared:
               "realized": len(machine.states) if machine is not None else None}
     status = next(s.status for s in state.stages if s.name == "audit")
     return Prepared(raw, audit.reduced, machine, counts, status, mission.file or "",
-                    audit_warnings(audit))
+                    audit_warnings(audit), audit_findings(audit, mission.catalog, raw))
 
 
 def load_folder(folder: Path, mission: Mission) -> Prepared:
-    """The supervisor saved in a run folder: ``reduced.json`` (required), ``strategy.json``
-    (raw, optional), ``audit.json`` (its verdict, optional)."""
+    """The supervisor saved in a run folder: ``reduced.json`` (required unless ``audit.json``
+    says the audit failed: then nothing was reduced and there is nothing to run),
+    ``strategy.json`` (raw, optional), ``audit.json`` (its verdict, optional)."""
     from bdi_supervisor.errors import InputError
     from bdi_supervisor.realize.machine import build_machine
     from bdi_supervisor.realize.stage import mission_outcomes
@@ -122,16 +139,42 @@ def load_folder(folder: Path, mission: Mission) -> Prepared:
         raise InputError("run folder does not exist" if not folder.exists() else
                          "run folder is not a folder", file=str(folder),
                          expected="a folder written by bdi-supervisor synthesize --out")
-    if not reduced_path.is_file():
-        raise InputError("run folder has no reduced.json", file=str(folder),
-                         expected="a folder written by bdi-supervisor synthesize --out")
-    reduced = strategy_io.load(reduced_path)
-    check_variables(reduced.variables, mission, str(reduced_path), "strategy", reduced.name)
     raw_path = folder / "strategy.json"
     raw = strategy_io.load(raw_path) if raw_path.is_file() else None
+    reduced = strategy_io.load(reduced_path) if reduced_path.is_file() else None
+    saved = _saved_audits(folder, mission, raw, reduced)
+    if reduced is None:
+        if saved.verdict not in (None, AuditVerdict.PASS):  # refused by its audit: say why
+            return Prepared(raw, None, None, {"raw": len(raw.states) if raw else None},
+                            saved.verdict, str(folder), saved.warnings, saved.findings)
+        raise InputError("run folder has no reduced.json", file=str(folder),
+                         expected="a folder written by bdi-supervisor synthesize --out")
+    check_variables(reduced.variables, mission, str(reduced_path), "strategy", reduced.name)
+    machine = build_machine(reduced, mission.catalog, sm_outcomes=mission_outcomes(mission),
+                            source=str(reduced_path))
+    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
+              "realized": len(machine.states)}
+    return Prepared(raw, reduced, machine, counts, saved.verdict, str(folder), saved.warnings,
+                    saved.findings)
+
+
+@dataclass
+class _SavedAudits:
+    """What a run folder's ``audit.json`` and ``audit_reduced.json`` say."""
+
+    verdict: str | None = None
+    warnings: list[dict] = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+def _saved_audits(folder: Path, mission: Mission, raw: Strategy | None,
+                  reduced: Strategy | None) -> _SavedAudits:
+    """The raw audit's verdict, both audits' warnings and findings, read from ``folder``."""
+    from bdi_supervisor.audit.findings import findings
+    from bdi_supervisor.errors import InputError
     from bdi_supervisor.yamlsource import load_json
 
-    audit, warnings = None, []
+    saved = _SavedAudits()
     for label, name in (("raw", "audit.json"), ("reduced", "audit_reduced.json")):
         audit_path = folder / name
         if not audit_path.is_file():
@@ -141,11 +184,10 @@ def load_folder(folder: Path, mission: Mission) -> Prepared:
             raise InputError("an audit record must be a JSON object", file=str(audit_path),
                              found=type(record).__name__)
         if label == "raw":
-            audit = record.get("verdict", record.get("status"))
-        warnings += [{"kind": w.get("kind"), "message": w.get("message"), "strategy": label}
-                     for w in record.get("warnings") or [] if isinstance(w, dict)]
-    machine = build_machine(reduced, mission.catalog, sm_outcomes=mission_outcomes(mission),
-                            source=str(reduced_path))
-    counts = {"raw": len(raw.states) if raw else None, "reduced": len(reduced.states),
-              "realized": len(machine.states)}
-    return Prepared(raw, reduced, machine, counts, audit, str(folder), warnings)
+            saved.verdict = record.get("verdict", record.get("status"))
+        saved.warnings += [{"kind": w.get("kind"), "message": w.get("message"),
+                            "strategy": label}
+                           for w in record.get("warnings") or [] if isinstance(w, dict)]
+        saved.findings.append(findings(record, label, mission.catalog,
+                                       raw if label == "raw" else reduced))
+    return saved
