@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -122,48 +124,94 @@ def render_plain(grid: Table) -> str:
     return "\n".join(lines)
 
 
-#: the narrowest a column of wrapped text (a description) is shown; narrower, it is left out
-MIN_WRAPPED = 16
+#: the narrowest a column of text of several words (a description, a reason) is wrapped to
+MIN_WRAPPED = 12
+#: the longest single word (a name, a path) kept whole on one line; longer ones may fold
+MAX_WHOLE = 32
 
 
-def keep_whole(grid: Table, width: int) -> list[str]:
-    """Size ``grid``'s columns for a terminal ``width`` wide without cutting a name or a
-    verdict: a column of names or verdicts keeps its longest one on a line (the first column
-    each cell), text of several words (a description, a formula) wraps at word boundaries, and
-    where even that does not fit, such columns after the first are left out, last first.
-    Returns the headers of the columns left out."""
+@dataclass
+class _Fit:
+    """A column's narrowest and widest useful width (its content, without padding)."""
+
+    least: int
+    most: int
+
+
+def _column_fit(cells: list[str], header: str) -> _Fit:
+    """How narrow a column may get: text of several words wraps at word boundaries (down to
+    :data:`MIN_WRAPPED`), a name or number stays whole up to :data:`MAX_WHOLE` characters."""
+    longest = max((len(cell) for cell in cells), default=0)
+    longest = max(longest, len(header))
+    word = max((len(w) for cell in [*cells, header] for w in cell.split()), default=0)
+    if any(len(cell.split()) > 1 for cell in cells):
+        return _Fit(min(longest, max(MIN_WRAPPED, min(word, MAX_WHOLE // 2))), longest)
+    return _Fit(min(max(word, 1), MAX_WHOLE), longest)
+
+
+def _overhead(grid: Table, count: int) -> int:
+    """Characters a table of ``count`` columns spends besides its cells: borders, padding."""
+    _top, right, _bottom, left = grid.padding
+    padding = (left + right) * count
+    if not grid.pad_edge and count:
+        padding -= left + right
+    edges = 2 if grid.box and grid.show_edge else 0
+    return padding + edges + (count - 1 if grid.box else 0)
+
+
+def fit_columns(grid: Table, width: int, drop: Sequence[str] = ()) -> list[str]:
+    """Size ``grid``'s columns for a terminal ``width`` wide, so that nothing is cut: text wraps
+    at words, names stay whole (longer ones fold), and where even the narrowest layout is too
+    wide whole columns are left out: first those whose headers ``drop`` names, in its order
+    (a command's least important first, e.g. timings), then the others after the first column,
+    last first. Returns the headers left out (shown order)."""
     rows = plain_rows(grid)
-    widths, wrapped = [], []
-    for index, column in enumerate(grid.columns):
-        cells = [row[index] for row in rows]
-        longest = max((len(cell) for cell in cells), default=0)
-        word = max((len(w) for cell in cells for w in cell.split()), default=0)
-        several = any(len(cell.split()) > 1 for cell in cells[1:])
-        if index == 0 and not several:
-            column.no_wrap, column.min_width = True, longest
-        else:
-            column.min_width = max(column.min_width or 0, word)
-            column.overflow = "fold"
-        widths.append(max(column.min_width, MIN_WRAPPED) if several else column.min_width)
-        wrapped.append(several and index > 0)  # the first column is never left out
-    dropped = []
-    overhead = 3 * len(widths) + 1  # padding and borders
-    for index in reversed(range(len(widths))):
-        if sum(widths) + overhead <= width:
+    headers = [_cell_text(c.header) for c in grid.columns]
+    body = rows[1:] if grid.show_header else rows
+    fits = [_column_fit([row[i] for row in body], headers[i] if grid.show_header else "")
+            for i in range(len(grid.columns))]
+    order = [headers.index(h) for h in drop if h in headers[1:]]
+    order += [i for i in reversed(range(1, len(headers))) if i not in order]
+    kept = list(range(len(headers)))
+    for index in order:
+        if sum(fits[i].least for i in kept) + _overhead(grid, len(kept)) <= width:
             break
-        if wrapped[index]:
-            dropped.append(_cell_text(grid.columns[index].header))
-            del grid.columns[index], widths[index]
-            overhead -= 3
-    return dropped[::-1]
+        kept.remove(index)
+    left_out = [headers[i] for i in range(len(headers)) if i not in kept]
+    for index in reversed(range(len(headers))):
+        if index not in kept:
+            del grid.columns[index]
+    kept_fits = [fits[i] for i in kept]
+    widths = _share(kept_fits, max(width - _overhead(grid, len(kept)), len(kept)))
+    for column, size in zip(grid.columns, widths):
+        column.width, column.min_width, column.max_width = size, None, None
+        column.no_wrap, column.overflow = False, "fold"
+    return left_out
 
 
-def print_table(grid: Table, console: Console | None = None) -> None:
-    """Print ``grid``: rich on a terminal, sized by :func:`keep_whole`; :func:`render_plain`
-    text otherwise."""
+def _share(fits: list[_Fit], room: int) -> list[int]:
+    """Widths for columns that fit in ``room``: each its least, then what is left handed out
+    towards each one's most, the narrowest wants first; all shrunk alike where even the least
+    do not fit."""
+    widths = [f.least for f in fits]
+    spare = room - sum(widths)
+    if spare < 0:  # one column left, still too wide: it folds
+        return [max(1, w * room // max(sum(widths), 1)) for w in widths]
+    wants = sorted(range(len(fits)), key=lambda i: fits[i].most - fits[i].least)
+    for position, index in enumerate(wants):
+        give = min(fits[index].most - widths[index], spare // (len(wants) - position))
+        widths[index] += give
+        spare -= give
+    return widths
+
+
+def print_table(grid: Table, console: Console | None = None, drop: Sequence[str] = ()) -> None:
+    """Print ``grid``: rich on a terminal, sized by :func:`fit_columns` (``drop``: the headers
+    of the columns to leave out first where it is too narrow); :func:`render_plain` text
+    otherwise."""
     console = console or output_console()
     if console.is_terminal:
-        dropped = keep_whole(grid, console.width)
+        dropped = fit_columns(grid, console.width, drop)
         console.print(grid)
         if dropped:
             console.print(f"[dim]({', '.join(dropped)} left out: the terminal is "

@@ -172,26 +172,61 @@ def _missions_table():
     return grid
 
 
-def test_narrow_terminal_keeps_names_and_verdicts_whole():
-    """Mission names used to be cut to ``quadcopter…`` at 80-100 columns: names and verdicts
-    stay whole, the description wraps, or is left out (saying so) when it cannot fit."""
-    for width, description in ((200, "whole"), (100, "wrapped"), (70, "left out")):
+def _uncut(text: str, width: int) -> None:
+    """Every line fits, and every line of a boxed table ends with its border (nothing cut)."""
+    for line in text.splitlines():
+        assert len(line) <= width, (width, text)
+        if line[:1] in "┏┃┡│└":
+            assert line[-1:] in "┓┃┩│┘", (width, text)
+    assert "…" not in text
+
+
+def test_narrow_terminal_keeps_names_whole_and_wraps_text():
+    """Names and verdicts stay whole; text wraps before it is left out; where even that does
+    not fit, the columns the command ranks least go first, saying so."""
+    drop = ("sim", "defaults")
+    for width in (200, 100, 70, 50):
         console, buffer = _terminal(width)
-        print_table(_missions_table(), console)
+        print_table(_missions_table(), console, drop=drop)
         text = buffer.getvalue()
-        assert all(len(line) <= width for line in text.splitlines()), text
-        for name in ("quadcopter_pihawk_dropout", "logistics_p0_holding_start",
-                     "enumerated-SP", "quadcopter"):
+        _uncut(text, width)
+        for name in ("quadcopter_pihawk_dropout", "logistics_p0_holding_start"):
             assert f" {name} " in text, (width, text)
-        assert "…" not in text
-        if description == "whole":
-            assert "which ends aborted and exits 1" in text
-        elif description == "wrapped":
-            assert "PiHawk" in text and "exits 1" in text
-            assert "which ends aborted and exits 1" not in text
-        else:
-            assert "PiHawk" not in text
-            assert "(description left out: the terminal is 70 columns wide" in text
+        assert "PiHawk" in text and "exits" in text  # the description is never left out
+        if width >= 100:
+            assert " enumerated-SP " in text and " quadcopter " in text
+            assert "left out" not in text
+        if width == 100:
+            assert "which ends aborted and exits 1" not in text  # wrapped
+        if width == 50:
+            assert "enumerated-SP" not in text
+            assert "(defaults, sim left out: the terminal is 50" in text
+
+
+def test_run_timeline_drops_timing_first_and_keeps_outcome_and_reason():
+    """At 60 columns the timeline keeps the state, the outcome and the reason (wrapped), and
+    leaves the timing and the parameters out; at 160 it shows every column."""
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import prepare
+    from bdi_supervisor.runtime.progress import print_result
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+    mission = load_mission("vending_extended")
+    prepared = prepare(mission)
+    result = run_supervisor(mission, prepared.machine, prepared.reduced,
+                            options=RunOptions(force="pay=failure pay=failure", seed=1))
+    for width, kept, left_out in ((60, ("state", "outcome", "reason"), ("s", "parameters")),
+                                  (160, ("state", "capability", "parameters", "outcome",
+                                         "reason", "s"), ())):
+        console, buffer = _terminal(width)
+        print_result(result, console)
+        text = buffer.getvalue()
+        _uncut(text, width)
+        header = next(line for line in text.splitlines() if line.startswith("┃"))
+        cells = [c.strip() for c in header.strip("┃").split("┃")]
+        assert all(k in cells for k in kept), (width, text)
+        assert not any(k in cells for k in left_out), (width, text)
+        assert "forced by" in text and "script" in text and "[override]" in text
 
 
 def test_long_formulas_wrap_and_the_verdict_stays():
@@ -318,3 +353,46 @@ def test_solve_shows_a_losing_input_as_a_valuation(tmp_path, capsys):
     assert main(["solve", str(spec)]) == 1
     out = capsys.readouterr().out
     assert "losing initial input: !a\n" in out and "{" not in out
+
+
+def test_any_table_at_any_width_is_never_cut():
+    """Generated tables at generated widths: every line fits and keeps its border; the columns
+    left out are exactly those the note names, the first column never among them; every word
+    of a kept cell is shown (whole, where it fits the column)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from bdi_supervisor.display import MIN_WRAPPED, fit_columns
+
+    word = st.text(alphabet="abcdefghij_=-.0123456789", min_size=1, max_size=40)
+    cell = st.lists(word, min_size=1, max_size=6).map(" ".join)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+        st.lists(st.from_regex(r"[a-z]{1,12}", fullmatch=True), min_size=n, max_size=n,
+                 unique=True),
+        st.lists(st.lists(cell, min_size=n, max_size=n), min_size=1, max_size=4))),
+        st.integers(20, 160))
+    def check(shape, width):
+        headers, rows = shape
+        grid = table(*headers)
+        for row in rows:
+            grid.add_row(*row)
+        left = fit_columns(grid, width, drop=headers[::-1])
+        kept = [str(c.header) for c in grid.columns]
+        assert kept[0] == headers[0] and kept + left == [h for h in headers if h in kept] + [
+            h for h in headers if h not in kept]
+        console, buffer = _terminal(width)
+        console.print(grid)
+        lines = buffer.getvalue().splitlines()
+        assert all(len(line) <= width for line in lines)
+        assert all(line[-1] in "┓┃┩│┘" for line in lines)  # the right border: nothing cut
+        body = " ".join(lines)
+        if len(kept) > 1:
+            for row in rows:
+                for h in kept:
+                    for w in row[headers.index(h)].split():
+                        if len(w) <= MIN_WRAPPED:
+                            assert w in body
+
+    check()

@@ -60,7 +60,7 @@ def print_explanation(data: dict, console: Console | None = None, *,
     for k, item in enumerate(core, 1):
         grid.add_row(str(k), escape(item["description"]), escape(_short(item["formula"])),
                      escape(where(item.get("file"), item.get("line"))))
-    print_table(grid, console)
+    print_table(grid, console, drop=("formula", "where"))
     needs = data.get("needed_assumptions") or {}
     if needs:
         console.print("[bold]Assumptions the core relies on[/] (without one element, what the "

@@ -62,5 +62,6 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         grid.add_row(row["name"], row["defaults"], row["sim"], row["extra"] or "-",
                      ", ".join(row["state_packages"]), row["description"])
-    print_table(grid)
+    # a narrow terminal keeps the name and what the mission is
+    print_table(grid, drop=("FlexBE state packages", "extra", "sim", "defaults"))
     return ExitCode.OK

@@ -10,7 +10,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from bdi_supervisor.display import output_console, plain, print_table
+from bdi_supervisor.display import fit_columns, output_console, plain, print_table
 from bdi_supervisor.runtime.executor import RunResult
 
 _STYLE = {"completed": "green", "failure": "red"}
@@ -61,7 +61,13 @@ class ProgressView:
             table.add_row(str(item["step"]), item["state"],
                           Text(item["outcome"] + forced, _STYLE.get(item["outcome"], "yellow")),
                           str(item["next"]), item.get("reason") or "")
+        if self.history:
+            fit_columns(table, self.console.width, drop=("next", "state"))
         return Group(head, table)
+
+
+#: the timeline's columns a narrow terminal leaves out first: timing first, outcome last
+TIMELINE_DROP = ("s", "parameters", "capability", "→ next", "state", "reason", "outcome")
 
 
 def timeline_table(result: RunResult, title: str = "") -> Table:
@@ -81,7 +87,7 @@ def timeline_table(result: RunResult, title: str = "") -> Table:
 def print_result(result: RunResult, console: Console | None = None, title: str = "") -> None:
     """The timeline (a plain-text table when piped) and a status line."""
     console = console or output_console()
-    print_table(timeline_table(result, title), console)
+    print_table(timeline_table(result, title), console, drop=TIMELINE_DROP)
     style = "green" if result.goal_reached else "red"
     recoveries = len(result.recoveries())
     ending = f"  outcome: {result.sm_outcome}" if result.sm_outcome is not None else ""
