@@ -87,14 +87,69 @@ def test_status_line_shows_phase_pass_steps_nodes_and_time():
     status({"phase": "realizability"})
     assert status.text().startswith("quad · realizability fixpoint · ")
     status({"pass": 2, "goal": 0, "goals": 3, "level": 7, "x_iterations": 12345,
-            "live_nodes": 654321})
+            "live_nodes": 654321, "last_levels": 20})
     text = status.text()
-    for part in ("realizability fixpoint", "outer pass 2", "goal 1/3", "Y level 7",
-                 "12,345 cpre steps", "654,321 live nodes"):
+    for part in ("realizability fixpoint", "pass 2", "goal 1/3", "Y level 8/~20",
+                 "12.3k cpre steps", "654.3k live nodes"):
         assert part in text
     assert text.endswith(" s")
     status({"phase": "extraction"})
-    assert "strategy extraction" in status.text() and "outer pass 2" in status.text()
+    assert "strategy extraction" in status.text() and "pass 2" in status.text()
+
+
+def test_status_counts_from_the_first_cpre_step_on_one_line_at_any_width():
+    """The counters used to appear only when a Y level ended (90 s into a quadcopter run) and
+    then wrapped a 120-column line."""
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.options import SynthesisOptions
+    from bdi_supervisor.specgen.generate import generate_spec
+    from bdi_supervisor.synthesis.synthesize import synthesize
+
+    status = SynthesisStatus("two_rivers", Console(file=io.StringIO()), delay=3600,
+                             expected=91.0)
+    seen: list[tuple[str, str]] = []
+
+    def record(event: dict) -> None:
+        status(event)
+        kind = ("working" if "working" in event else "level" if "pass" in event
+                else event.get("phase", ""))
+        seen.append((kind, status.text()))
+
+    synthesize(generate_spec(load_mission("two_rivers")), SynthesisOptions(), progress=record)
+    kinds = [k for k, _ in seen]
+    first_level = kinds.index("level")
+    assert "working" in kinds[:first_level]  # counters before any Y level ended
+    working = next(text for k, text in seen if k == "working")
+    assert "pass 1" in working and "Y level 1" in working and "live nodes" in working
+    assert "of ~91 s" in working
+    later = [text for k, text in seen if k == "working" and "pass 2 " in text]
+    assert later and all("Y level " in t and "/~" in t for t in later)  # of the last pass's
+    status({"working": {"pass": 12, "goal": 2, "goals": 3, "level": 41,
+                        "x_iterations": 1234567, "live_nodes": 98765432, "last_levels": 80}})
+    for width in (200, 120, 80, 60, 40, 20):
+        line = status.text(width)
+        assert len(line) <= width
+        if width >= 60:
+            assert "strategy extraction · " in line and line.endswith(" of ~91 s")
+    wide, middle, narrow = status.text(200), status.text(100), status.text(80)
+    assert "1.2M cpre steps" in wide and "two_rivers" in wide
+    for part in ("pass 12", "Y level 42/~80", "98.8M live nodes"):
+        assert part in middle, middle
+    assert "cpre steps" not in middle
+    assert "pass 12 · Y level 42/~80" in narrow
+
+
+def test_synthesize_estimates_from_the_last_run_of_the_folder(tmp_path):
+    from bdi_supervisor.cli.synthesis_view import last_run_seconds
+
+    folder = tmp_path / "m" / "one-hot-SP"
+    assert last_run_seconds(folder) is None
+    folder.mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps(
+        {"stages": [{"seconds": 40.5}, {"seconds": 50.0}]}))
+    assert last_run_seconds(folder) == 90.5
+    (folder / "summary.json").write_text('{"stages": [{"seconds": "x"}]')
+    assert last_run_seconds(folder) is None
 
 
 def test_status_follows_the_real_phases_of_a_run():
@@ -115,7 +170,7 @@ def test_status_follows_the_real_phases_of_a_run():
     pipeline.run(load_mission("coffee"), progress=record)
     steps = [e.get("stage") or e.get("phase") or ("finished " + e["finished"].name
                                                    if "finished" in e else "pass")
-             for e in events]
+             for e in events if "working" not in e]
     steps = [s for i, s in enumerate(steps) if i == 0 or s != steps[i - 1]]  # Y levels once
     assert steps == ["spec", "finished spec", "well_separation", "finished well_separation",
                      "synthesis", "encoding", "realizability", "pass", "extraction",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
@@ -33,14 +35,19 @@ STATUS_DELAY = 1.0
 class SynthesisStatus:
     """A live status line fed by the pipeline's and the solver's progress events.
 
-    It shows the phase, the outer pass, goal and Y level, the ``cpre`` steps, the live BDD nodes
-    and the elapsed time (ticking between events), and appears only once the work has taken
-    :data:`STATUS_DELAY` seconds; it is transient (gone when the work ends).
+    It shows the phase, the outer pass, goal and Y level (of as many as the goal had in the
+    last pass), the ``cpre`` steps and the live BDD nodes from the first ``cpre`` step on, and
+    the elapsed time (ticking between events; of about ``expected`` seconds when the last run
+    of the same configuration took that long). It stays on one line at any width: the least
+    telling parts go first where the terminal is narrow. It appears only once the work has
+    taken :data:`STATUS_DELAY` seconds and is transient (gone when the work ends).
     """
 
-    def __init__(self, name: str, console: Console, delay: float = STATUS_DELAY) -> None:
+    def __init__(self, name: str, console: Console, delay: float = STATUS_DELAY,
+                 expected: float | None = None) -> None:
         self.name = name
         self.console = console
+        self.expected = expected
         self.phase = "starting"
         self.fields: dict = {}
         self.started = time.monotonic()
@@ -57,23 +64,35 @@ class SynthesisStatus:
             self.phase = PHASES.get(step, step)
             if step != "extraction":  # extraction keeps the fixpoint's last counts
                 self.fields = {}
+        elif "working" in event:  # a cpre step of the realizability fixpoint begins
+            self.fields = event["working"]
         elif "pass" in event:  # a Y level of the realizability fixpoint ended
             self.fields = event
 
-    def text(self) -> str:
-        """The status line (without the spinner)."""
-        parts = [self.name, self.phase]
+    def text(self, width: int | None = None) -> str:
+        """The status line (without the spinner), at most ``width`` characters wide."""
         f = self.fields
+        elapsed = time.monotonic() - self.started
+        clock = f"{elapsed:.1f} s" + (f" of ~{self.expected:.0f} s" if self.expected else "")
+        # (part, rank): where the line is too wide the highest ranks go first
+        parts = [(self.name, 3), (self.phase, 0)]
         if "pass" in f:
-            parts += [f"outer pass {f['pass']}", f"goal {f['goal'] + 1}/{f['goals']}",
-                      f"Y level {f['level']}", f"{f['x_iterations']:,} cpre steps"]
+            of = f"/~{f['last_levels']}" if f.get("last_levels") else ""
+            parts += [(f"pass {f['pass']}", 1), (f"goal {f['goal'] + 1}/{f['goals']}", 4),
+                      (f"Y level {f['level'] + 1}{of}", 1),
+                      (f"{compact(f['x_iterations'])} cpre steps", 5)]
         if f.get("live_nodes") is not None:
-            parts.append(f"{f['live_nodes']:,} live nodes")
-        parts.append(f"{time.monotonic() - self.started:.1f} s")
-        return " · ".join(parts)
+            parts.append((f"{compact(f['live_nodes'])} live nodes", 2))
+        parts.append((clock, 0))
+        for rank in (5, 4, 3, 2, 1):
+            if width is None or len(" · ".join(p for p, _ in parts)) <= width:
+                break
+            parts = [(p, r) for p, r in parts if r != rank]
+        line = " · ".join(p for p, _ in parts)
+        return line if width is None or len(line) <= width else line[:max(width - 1, 0)] + "…"
 
     def __rich__(self) -> Spinner:
-        self.spinner.update(text=self.text())
+        self.spinner.update(text=self.text(self.console.width - 3))
         return self.spinner
 
     def __enter__(self) -> SynthesisStatus:
@@ -95,16 +114,37 @@ class SynthesisStatus:
             self._live.start()
 
 
+def compact(number: int) -> str:
+    """A count people read at a glance: ``9,876``, ``123.5k``, ``98.8M``."""
+    if number < 10_000:
+        return f"{number:,}"
+    if number < 1_000_000:
+        return f"{number / 1000:.1f}k"
+    return f"{number / 1_000_000:.1f}M"
+
+
 @contextlib.contextmanager
-def solving_status(name: str, quiet: bool = False) -> Iterator:
+def solving_status(name: str, quiet: bool = False, expected: float | None = None) -> Iterator:
     """A :class:`SynthesisStatus` on stderr (its progress callback), or None when ``quiet`` or
-    when stderr is not a terminal."""
+    when stderr is not a terminal; ``expected``: seconds the last run took, if known."""
     console = output_console(stderr=True)
     if quiet or not console.is_terminal:
         yield None
         return
-    with SynthesisStatus(name, console) as status:
+    with SynthesisStatus(name, console, expected=expected) as status:
         yield status
+
+
+def last_run_seconds(folder: Path) -> float | None:
+    """The seconds the stages of the run saved in ``folder`` took (its ``summary.json``), when
+    there is one: an estimate of this run's. Anything unreadable is no estimate."""
+    try:
+        with open(folder / "summary.json", encoding="utf-8") as stream:
+            summary = json.loads(stream.read(1 << 20))
+        seconds = sum(float(stage["seconds"]) for stage in summary["stages"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    return seconds if seconds > STATUS_DELAY else None
 
 
 def stage_lines(status: SynthesisStatus | None, console: Console):

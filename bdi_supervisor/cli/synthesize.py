@@ -9,9 +9,11 @@ mission's ``synthesis`` section. Exit 0 when every stage passed, 1 on a negative
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
+from pathlib import Path
 
 from bdi_supervisor.cli.arguments import (
     add_mission_argument,
@@ -81,6 +83,7 @@ def _print_failure(args: argparse.Namespace, result, console) -> None:
 def run(args: argparse.Namespace) -> int:
     from bdi_supervisor import pipeline
     from bdi_supervisor.cli.synthesis_view import (
+        last_run_seconds,
         print_audit_warnings,
         print_result,
         solving_status,
@@ -95,7 +98,10 @@ def run(args: argparse.Namespace) -> int:
     if args.declaration_order:
         overrides["declaration_order"] = args.declaration_order
     console = output_console()
-    with solving_status(mission.name, quiet=args.json or args.quiet) as status:
+    config = dataclasses.replace(mission.synthesis, **overrides).config
+    expected = last_run_seconds(Path(args.out) / mission.name / config)
+    with solving_status(mission.name, quiet=args.json or args.quiet,
+                        expected=expected) as status:
         progress = status if args.json else stage_lines(status, console)
         result = pipeline.run(mission, overrides=overrides, out_dir=args.out, progress=progress,
                               draw=args.draw)

@@ -198,18 +198,18 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
     winning region and the strategy data are the same either way. ``solution``: a fresh
     :class:`Solution` to fill in place and return, so that a caller still has the counters
     (passes, levels, iterations) when a budget stops the solve. ``keep_levels``: keep the final
-    pass's ``Y`` levels in ``Solution.levels``.
+    pass's ``Y`` levels in ``Solution.levels``. ``progress`` hears every ``cpre`` step as
+    ``{"working": counters}`` and every ``Y`` level's end as the counters themselves
+    (``pass``, ``goal``, ``goals``, ``level``, ``x_iterations``, ``live_nodes`` and
+    ``last_levels``: the goal's number of ``Y`` levels in the previous pass, None in the first).
     """
-    goals = game.sys_live
-    assumptions = game.env_live
-    not_assumptions = [~a for a in assumptions]
-    reorder = Reordering(reorder_threshold) if reorder_threshold else None
-    cache: dict[tuple[int, int], list[Function]] = {}
     if solution is None:
         solution = Solution(winning=game.true, realizable=False, paths=[])
     top = game.true
     if safety_start:
         top = solution.safety = safety_region(game, budget, solution)
+    fix = _Fixpoint(game, solution, top, budget, progress, recycling,
+                    Reordering(reorder_threshold) if reorder_threshold else None)
     z = solution.winning = top
     first_pass = True
     while True:
@@ -217,38 +217,10 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
         changed = False
         paths: list[tuple[int, Function]] = []
         levels: list[list[Function]] = []
-        for j, goal in enumerate(goals):
-            reached = goal & game.prime(z)
-            y = game.false
-            level = 0
-            new_cache: dict[int, list[Function]] = {i: [] for i in range(len(assumptions))}
+        for j, goal in enumerate(game.sys_live):
+            y, goal_levels = fix.least_y(j, goal & game.prime(z), paths)
             if keep_levels:
-                levels.append([])
-            while True:
-                solution.y_levels += 1
-                live = reached | game.prime(y) if level else reached
-                y_new = y
-                for i, not_j in enumerate(not_assumptions):
-                    old = cache.get((j, i))
-                    x = (old[min(level, len(old) - 1)] if recycling and old else top)
-                    x, target = _greatest_x(game, live, not_j, x, solution, budget)
-                    new_cache[i].append(x)
-                    paths.append((j, target))
-                    y_new |= x
-                    if reorder is not None:
-                        reorder.maybe(game)
-                if progress is not None:
-                    progress({"pass": solution.z_passes, "goal": j, "goals": len(goals),
-                              "level": level, "x_iterations": solution.x_iterations,
-                              "live_nodes": len(game.bdd)})
-                level += 1
-                if keep_levels:
-                    levels[j].append(y_new)
-                if y_new == y:
-                    break
-                y = y_new
-            for i, xs in new_cache.items():
-                cache[(j, i)] = xs
+                levels.append(goal_levels)
             if first_pass and solution.unreachable_goal is None and not initial_ok(game, y):
                 solution.unreachable_goal = j
             z_new = z & y
@@ -268,14 +240,79 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
     return solution
 
 
+@dataclass
+class _Fixpoint:
+    """The inner fixpoints of :func:`solve` with what they share across outer passes: the
+    recycled ``X`` values (``cache``), each goal's ``Y`` level count in the last pass."""
+
+    game: SymbolicGame
+    solution: Solution
+    top: Function
+    budget: Budget | None
+    progress: Progress | None
+    recycling: bool
+    reorder: Reordering | None
+    cache: dict[tuple[int, int], list[Function]] = field(default_factory=dict)
+    last_levels: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.not_assumptions = [~a for a in self.game.env_live]
+
+    def least_y(self, j: int, reached: Function,
+                paths: list[tuple[int, Function]]) -> tuple[Function, list[Function]]:
+        """``mu Y. OR_i nu X. cpre(reached | Y' | X' & !assumption_i)`` for goal ``j``: ``Y``
+        and its levels; each level's paths predicates are appended to ``paths``."""
+        game, solution, not_assumptions = self.game, self.solution, self.not_assumptions
+        y, level, levels = game.false, 0, []
+        new_cache: dict[int, list[Function]] = {i: [] for i in range(len(not_assumptions))}
+        while True:
+            solution.y_levels += 1
+            live = reached | game.prime(y) if level else reached
+            y_new = y
+            for i, not_i in enumerate(not_assumptions):
+                old = self.cache.get((j, i))
+                x = old[min(level, len(old) - 1)] if self.recycling and old else self.top
+                x, target = _greatest_x(game, live, not_i, x, solution, self.budget,
+                                        lambda level=level: self._tell(
+                                            {"working": self._counters(j, level)}))
+                new_cache[i].append(x)
+                paths.append((j, target))
+                y_new |= x
+                if self.reorder is not None:
+                    self.reorder.maybe(game)
+            self._tell(self._counters(j, level))
+            level += 1
+            levels.append(y_new)
+            if y_new == y:
+                break
+            y = y_new
+        for i, xs in new_cache.items():
+            self.cache[(j, i)] = xs
+        self.last_levels[j] = level
+        return y, levels
+
+    def _counters(self, j: int, level: int) -> dict:
+        return {"pass": self.solution.z_passes, "goal": j, "goals": len(self.game.sys_live),
+                "level": level, "x_iterations": self.solution.x_iterations,
+                "live_nodes": len(self.game.bdd), "last_levels": self.last_levels.get(j)}
+
+    def _tell(self, event: dict) -> None:
+        if self.progress is not None:
+            self.progress(event)
+
+
 def _greatest_x(game: SymbolicGame, live: Function, not_assumption: Function, x: Function,
-                solution: Solution, budget: Budget | None) -> tuple[Function, Function]:
+                solution: Solution, budget: Budget | None,
+                step: Callable[[], None] | None = None) -> tuple[Function, Function]:
     """``nu X. cpre(live | X' & !assumption)`` iterated from ``x`` (an upper bound of it): the
-    fixpoint and the paths predicate of its last step."""
+    fixpoint and the paths predicate of its last step; ``step`` is called before each
+    ``cpre``."""
     while True:
         solution.x_iterations += 1
         if budget is not None:
             budget.check(game)
+        if step is not None:
+            step()
         target = live | (game.prime(x) & not_assumption)
         new = game.cpre(target)
         if new == x:
