@@ -205,3 +205,102 @@ def test_operator_without_a_terminal_says_so_once(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.count("--operator: standard input is not a terminal, so operator decisions "
                      "take their suggestion") == 1
+
+
+class _Terminal:
+    """A standard input that says it is a terminal (what an operator session needs)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_operator_session_asks_in_catalog_words_and_prints_as_it_goes(capsys, monkeypatch):
+    """The operator answers with the words ``--force`` takes (a FlexBE name is accepted too),
+    reads the header before the first question and each step as it ends, and no random
+    failure overrides an answer: coffee_extended's mission draws seeded random failures for
+    every one of its capabilities, all of them operator decisions."""
+    import bdi_supervisor.cli.run as run_command
+
+    asked, seen_before = [], []
+    answers = iter(["failure", "button", "grind", "completed"])
+
+    def operator(activation, question):
+        asked.append((activation.state, question.choices, question.default))
+        seen_before.append(capsys.readouterr().out)
+        return next(answers)
+
+    monkeypatch.setattr("sys.stdin", _Terminal())
+    monkeypatch.setattr(run_command, "ask_operator", operator)
+    assert main(["run", "coffee_extended", "--operator"]) == 0
+    assert asked[0] == ("0_bd", ("completed", "failure"), "completed")
+    assert seen_before[0].startswith("mission coffee_extended: supervisor raw ")
+    # each step's line was printed before the next question
+    assert seen_before[1].strip() == "#0 0_bd: failure → 0_bd  (operator choice)"
+    assert seen_before[2].strip() == "#1 0_bd: completed → 1_gr  (operator choice)"
+    out = "".join(seen_before) + capsys.readouterr().out
+    assert "[random]" not in out and "random" not in out
+    assert out.rstrip().splitlines()[-1].startswith("status: goal_reached  steps: 4")
+    assert "┃" not in out and "parameters" not in out  # no table after the lines
+
+
+def test_operator_answers_map_flexbe_names_and_seeded_failures_skip_them():
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import prepare
+    from bdi_supervisor.runtime.session import RunOptions, run_supervisor
+
+    mission = load_mission("coffee_extended")
+    prepared = prepare(mission)
+    questions = []
+    answers = {"bd": ["fail", "button"], "gr": ["grind"], "br": ["completed"] * 3}
+
+    def operator(activation, question):
+        questions.append(question)
+        return answers[activation.capability].pop(0)
+
+    # with a seed the mission's random failures are on, yet never for an operator's answers;
+    # a --force entry still overrides one (said so by its layer)
+    result = run_supervisor(mission, prepared.machine, prepared.reduced, ask=operator,
+                            options=RunOptions(seed=3, force="br#1=failure", max_steps=8))
+    first = result.steps[0].outcome
+    assert (first.outcome, first.flexbe_outcome, first.reason) == ("failure", "fail",
+                                                                   "operator choice")
+    assert questions[0].answer("fail") == "failure" and questions[0].answer("nope") is None
+    layers = [(s.capability, s.outcome.layer) for s in result.steps if s.outcome.forced]
+    assert layers == [("br", "override")]
+
+
+def test_ask_operator_asks_again_until_the_answer_is_a_choice():
+    import io
+
+    from rich.console import Console
+
+    from bdi_supervisor.cli.run import ask_operator
+    from bdi_supervisor.runtime.adapters import Activation
+    from bdi_supervisor.runtime.builtin import Question
+
+    console = Console(file=io.StringIO(), force_terminal=False, width=100)
+    question = Question(("completed", "failure"), "completed", {"brew": "completed",
+                                                                "fail": "failure"})
+    activation = Activation("br", {"hint": "Brew"}, "2_br")
+    assert ask_operator(activation, question, console, io.StringIO("maybe\nfail\n")) == "fail"
+    shown = console.file.getvalue()
+    assert "2_br Brew [completed/failure] (FlexBE: brew/fail) (completed)" in shown
+    assert shown.count("choose one of completed, failure") == 1
+    assert ask_operator(activation, question, console, io.StringIO("\n")) == "completed"
+
+
+def test_the_live_view_labels_a_forced_outcome_as_the_timeline_does():
+    import io
+
+    from rich.console import Console
+
+    from bdi_supervisor.runtime.progress import ProgressView
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=100, color_system=None)
+    view = ProgressView(console)
+    view({"event": "outcome", "last_outcome": {
+        "step": 0, "state": "1_pay", "outcome": "failure", "next": "1_pay",
+        "reason": "forced by script", "forced": True, "layer": "override"}})
+    console.print(view._render())
+    assert "failure [override]" in console.file.getvalue()
+    assert "(forced)" not in console.file.getvalue()

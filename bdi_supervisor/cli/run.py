@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from rich.markup import escape
+
 from bdi_supervisor.cli.arguments import (
     OVERRIDES,
     add_mission_argument,
@@ -25,6 +27,7 @@ from bdi_supervisor.cli.arguments import (
     overrides_from_args,
 )
 from bdi_supervisor.common import ExitCode
+from bdi_supervisor.display import output_console
 from bdi_supervisor.helptext import examples
 from bdi_supervisor.limits import printable
 
@@ -68,13 +71,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _ask(activation, labels: list[str]) -> str:
+def ask_operator(activation, question, console=None, stream=None) -> str:
+    """Ask on the terminal for an operator decision: one of the catalog's outcomes (the words
+    ``--force`` takes) or a FlexBE outcome of the state, asked again until it is one."""
     from rich.prompt import Prompt
 
     hint = activation.parameters.get("hint") or activation.capability
-    default = activation.parameters.get("suggestion")
-    return Prompt.ask(f"[bold]{activation.state}[/] {hint}", choices=labels,
-                      default=default if default in labels else None)
+    aliases = "/".join(name for name, choice in question.aliases.items() if name != choice)
+    prompt = (f"[bold]{escape(activation.state)}[/] {escape(str(hint))} "
+              + escape(f"[{'/'.join(question.choices)}]")
+              + (f" [dim](FlexBE: {escape(aliases)})[/]" if aliases else ""))
+    while True:
+        typed = Prompt.ask(prompt, default=question.default, console=console, stream=stream)
+        if question.answer(str(typed)) is not None:
+            return str(typed)
+        (console or output_console()).print(
+            f"[red]choose one of {', '.join(question.choices)}[/]")
 
 
 def _monitor(args: argparse.Namespace, mission, prepared, view):
@@ -119,8 +131,10 @@ def run(args: argparse.Namespace) -> int:
             print(printable(refused), file=sys.stderr)
             _print_failure(args, prepared)
         return ExitCode.NEGATIVE
-    result, monitor = _execute(args, mission, prepared)
-    _print_run(args, mission, prepared, result, monitor)
+    if not args.json:  # before the run: an operator reads it before the first question
+        _print_header(args, mission, prepared)
+    result, monitor, asked = _execute(args, mission, prepared)
+    _print_run(args, mission, prepared, result, monitor, asked)
     if monitor is not None:
         monitor.close()
     return ExitCode.OK if result.goal_reached else ExitCode.NEGATIVE
@@ -131,7 +145,6 @@ def _print_failure(args: argparse.Namespace, prepared) -> None:
     command that writes and pictures them."""
     from bdi_supervisor.cli.arguments import command_line
     from bdi_supervisor.cli.synthesis_view import print_audit_failure
-    from bdi_supervisor.display import output_console
 
     if args.from_dir:
         where = f"{Path(args.from_dir) / 'audit.json'}, key 'defects'"
@@ -203,7 +216,6 @@ def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
     print(printable(f"mission {mission.name}: {verdict.message}"), file=sys.stderr)
     if explained is not None:
         from bdi_supervisor.cli.explanation_view import print_explanation
-        from bdi_supervisor.display import output_console
 
         print_explanation(explained.to_dict(), output_console(), source=args.mission,
                           timeline=explained.timeline)
@@ -211,40 +223,38 @@ def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
 
 def _execute(args: argparse.Namespace, mission, prepared):
     """Run the supervisor in the embedded executor (with the live view on a terminal and the
-    monitor when the mission has properties): ``(result, monitor or None)``."""
-    from bdi_supervisor.runtime.progress import ProgressView
+    monitor when the mission has properties): ``(result, monitor or None, operator asked)``.
+
+    An operator session (``--operator`` on a terminal) prints each step as it ends, and its
+    operator's answers are theirs: the mission's seeded random failures apply only with
+    ``--seed`` and never to the decisions the operator makes."""
+    from bdi_supervisor.runtime.progress import ProgressView, StepLines
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
-    options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
-                         bdi_log=Path(args.bdi_log) if args.bdi_log else None,
-                         max_steps=args.max_steps, endings=prepared.endings)
     interactive = not args.json and not args.quiet and sys.stderr.isatty()
-    ask = _ask if args.operator and sys.stdin.isatty() else None
+    ask = ask_operator if args.operator and sys.stdin.isatty() else None
     if args.operator and ask is None:
         print("--operator: standard input is not a terminal, so operator decisions take their "
               "suggestion", file=sys.stderr)
+    options = RunOptions(sim=args.sim, seed=args.seed, force=args.force,
+                         bdi_log=Path(args.bdi_log) if args.bdi_log else None,
+                         max_steps=args.max_steps, endings=prepared.endings,
+                         random=ask is None or args.seed is not None)
     view = ProgressView() if interactive and ask is None else None
     monitor = _monitor(args, mission, prepared, view)
-    callbacks = [c for c in (monitor, view) if c is not None]
+    lines = StepLines(output_console()) if ask is not None and not args.json else None
+    callbacks = [c for c in (monitor, view, lines) if c is not None]
     with view if view is not None else contextlib.nullcontext():
         result = run_supervisor(mission, prepared.machine, prepared.reduced, options=options,
                                 callbacks=callbacks, ask=ask)
-    return result, monitor
+    return result, monitor, lines is not None
 
 
-def _print_run(args: argparse.Namespace, mission, prepared, result, monitor) -> None:
-    """The run's record (``--json``) or its counts, audit warnings, timeline and verdicts."""
+def _print_header(args: argparse.Namespace, mission, prepared) -> None:
+    """The supervisor's size at each stage and its audit warnings."""
     from bdi_supervisor.cli.synthesis_view import print_audit_warnings
-    from bdi_supervisor.display import output_console, plain
-    from bdi_supervisor.runtime.progress import print_result
+    from bdi_supervisor.display import plain
 
-    if args.json:
-        print(json.dumps({"mission": mission.name, "audit": prepared.audit,
-                          "counts": prepared.counts, "audit_warnings": prepared.warnings,
-                          "result": result.to_dict(),
-                          **({"monitor": monitor.to_json()} if monitor else {})},
-                         indent=1, default=str))
-        return
     counts = prepared.counts
     console = output_console()
     console.print(f"mission {mission.name}: supervisor raw {plain(counts.get('raw'))} → "
@@ -254,6 +264,23 @@ def _print_run(args: argparse.Namespace, mission, prepared, result, monitor) -> 
              f"'bdi-supervisor synthesize {args.mission}' writes them to audit.json "
              "(key 'warnings'); 'run --json' prints them")
     print_audit_warnings(prepared.warnings, where, console)
-    print_result(result, console, title=f"{mission.name} run {result.run_id}")
+
+
+def _print_run(args: argparse.Namespace, mission, prepared, result, monitor,
+               asked: bool) -> None:
+    """The run's record (``--json``) or its timeline (its status line alone when each step was
+    printed as it ended) and verdicts."""
+    from bdi_supervisor.runtime.progress import print_result
+
+    if args.json:
+        print(json.dumps({"mission": mission.name, "audit": prepared.audit,
+                          "counts": prepared.counts, "audit_warnings": prepared.warnings,
+                          "result": result.to_dict(),
+                          **({"monitor": monitor.to_json()} if monitor else {})},
+                         indent=1, default=str))
+        return
+    console = output_console()
+    print_result(result, console, title=f"{mission.name} run {result.run_id}",
+                 timeline=not asked)
     if monitor is not None:
         monitor.print_summary(console)

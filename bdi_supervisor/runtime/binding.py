@@ -55,6 +55,7 @@ from bdi_supervisor.runtime.forced import (
     RandomPolicy,
     load_script,
     parse_script,
+    scripted_only,
 )
 
 #: simulator name → backend factory ``(config, seed, ask) -> Backend``: ``forced`` is built in;
@@ -163,14 +164,15 @@ def check_names(config: RunnerConfig, catalog: Catalog) -> None:
 
 
 def make_policy(config: RunnerConfig, catalog: Catalog, seed: int,
-                script: str | None = None) -> OutcomePolicy | None:
-    """Scripted outcomes first (``--force`` or ``runner.force``), then seeded random failures."""
+                script: str | None = None, random: bool = True) -> OutcomePolicy | None:
+    """Scripted outcomes first (``--force`` or ``runner.force``), then seeded random failures
+    (unless ``random`` is off)."""
     policies: list[Any] = []
     text = script if script is not None else config.force
     if text:
         policies.append(load_script(text, catalog) if script is not None
                         else parse_script(text, catalog, f"{config.source}: runner.force"))
-    if config.random:
+    if config.random and random:
         policies.append(RandomPolicy(seed, dict(config.random), reasons=dict(config.reasons)))
     if not policies:
         return None
@@ -207,8 +209,9 @@ class Backend:
             return ForcedAdapter(name, declared, policy)
         if kind == "log":
             inner: Adapter | None = LogAdapter()
-        elif kind == "operator":
+        elif kind == "operator":  # the operator answers: no random failure overrides them
             inner = OperatorAdapter(cap.flexbe_outcomes or {o: o for o in cap.outcomes}, self.ask)
+            policy = scripted_only(policy)
         else:
             inner = self.sim_adapter(kind, cap, entry)
         if inner is None:

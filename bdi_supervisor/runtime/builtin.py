@@ -1,17 +1,37 @@
 """Adapters that need no simulator: log states and operator decisions.
 
 ``LogState``-like capabilities always complete. An ``OperatorDecisionState`` asks the operator to
-pick one of its FlexBE outcomes when an ``ask`` function is given (the CLI passes a terminal
-prompt for interactive runs); otherwise it takes the state's ``suggestion`` (the nominal outcome).
+pick one of its outcomes when an ``ask`` function is given (the CLI passes a terminal prompt for
+interactive runs): the catalog's outcomes (``completed``, ``failure``: the words ``--force``
+takes), each FlexBE outcome of the state (``button``, ``fail``) also accepted for its own;
+otherwise it takes the state's ``suggestion`` (the nominal outcome).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from bdi_supervisor.runtime.adapters import Activation, AdapterInfo, Outcome
 
-Ask = Callable[[Activation, list[str]], str]
+
+@dataclass(frozen=True)
+class Question:
+    """What an operator is asked: one of ``choices`` (the catalog's outcomes), ``default`` the
+    state's suggestion; ``aliases`` maps each FlexBE outcome name to the choice it stands for."""
+
+    choices: tuple[str, ...]
+    default: str | None = None
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def answer(self, text: str) -> str | None:
+        """The choice ``text`` names (a choice or a FlexBE alias), or None."""
+        text = text.strip()
+        return text if text in self.choices else self.aliases.get(text)
+
+
+#: asks the operator of an activation a :class:`Question`; returns what they typed
+Ask = Callable[[Activation, Question], str]
 
 
 class LogAdapter:
@@ -36,7 +56,8 @@ class LogAdapter:
 
 
 class OperatorAdapter:
-    """The operator chooses a FlexBE outcome (``flexbe_outcomes``: FlexBE → normalized)."""
+    """The operator chooses one of the capability's outcomes (``flexbe_outcomes``: the state's
+    FlexBE outcome → the catalog's outcome)."""
 
     def __init__(self, flexbe_outcomes: Mapping[str, str], ask: Ask | None = None,
                  timeout: float = 3600.0) -> None:
@@ -49,18 +70,30 @@ class OperatorAdapter:
         return self.info
 
     def start(self, activation: Activation) -> Outcome:
-        labels = list(self.flexbe_outcomes)
         suggestion = activation.parameters.get("suggestion")
+        question = self.question(suggestion)
         if self.ask is not None:
-            choice = self.ask(activation, labels)
+            typed = self.ask(activation, question)
             reason = "operator choice"
         else:
-            choice = suggestion if suggestion in self.flexbe_outcomes else next(
-                (f for f, n in self.flexbe_outcomes.items() if n == "completed"), labels[0])
+            typed = question.default or question.choices[0]
             reason = "operator suggestion"
-        if choice not in self.flexbe_outcomes:
-            raise ValueError(f"operator chose {choice!r}, not one of {labels}")
-        return Outcome(self.flexbe_outcomes[choice], reason, choice)
+        outcome = question.answer(str(typed))
+        if outcome is None:
+            raise ValueError(f"operator chose {typed!r}, not one of {list(question.choices)}")
+        named = [typed, suggestion, *self.flexbe_outcomes]  # the FlexBE name it stands for
+        flexbe = next((f for f in named if isinstance(f, str)
+                       and self.flexbe_outcomes.get(f) == outcome), None)
+        return Outcome(outcome, reason, flexbe)
+
+    def question(self, suggestion: object = None) -> Question:
+        """The question for an activation whose state suggests the FlexBE outcome
+        ``suggestion`` (its nominal one, ``completed``, when it suggests none)."""
+        choices = tuple(dict.fromkeys(self.flexbe_outcomes.values()))
+        default = self.flexbe_outcomes.get(suggestion) if isinstance(suggestion, str) else None
+        if default is None:
+            default = "completed" if "completed" in choices else choices[0]
+        return Question(choices, default, dict(self.flexbe_outcomes))
 
     def poll(self, handle: Outcome) -> Outcome:
         return handle

@@ -179,6 +179,17 @@ class ChainPolicy:
         return None
 
 
+def scripted_only(policy: OutcomePolicy | None) -> OutcomePolicy | None:
+    """``policy`` without its random layers (what an operator's own decisions keep: a person
+    answers them, a script may still override them)."""
+    if isinstance(policy, RandomPolicy):
+        return None
+    if isinstance(policy, ChainPolicy):
+        kept = [p for p in policy.policies if not isinstance(p, RandomPolicy)]
+        return None if not kept else kept[0] if len(kept) == 1 else ChainPolicy(kept)
+    return policy
+
+
 class ForcedAdapter:
     """Puts an outcome policy in front of ``inner`` (``None``: nominal ``completed`` otherwise)."""
 

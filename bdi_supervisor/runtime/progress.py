@@ -57,7 +57,7 @@ class ProgressView:
         for column in ("step", "state", "outcome", "next", "reason"):
             table.add_column(column)
         for item in self.history:
-            forced = " (forced)" if item.get("forced") else ""
+            forced = f" [{item.get('layer')}]" if item.get("forced") else ""  # as the timeline
             table.add_row(str(item["step"]), item["state"],
                           Text(item["outcome"] + forced, _STYLE.get(item["outcome"], "yellow")),
                           str(item["next"]), item.get("reason") or "")
@@ -84,10 +84,32 @@ def timeline_table(result: RunResult, title: str = "") -> Table:
     return table
 
 
-def print_result(result: RunResult, console: Console | None = None, title: str = "") -> None:
-    """The timeline (a plain-text table when piped) and a status line."""
+class StepLines:
+    """A BDI-record callback that prints each step as it ends, one line each (an operator
+    session: the answers and what they led to, as they come)."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or output_console()
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        item = record.get("last_outcome") if record.get("event") == "outcome" else None
+        if not item:
+            return
+        layer = f" [{item.get('layer')}]" if item.get("forced") else ""
+        reason = f"  ({item['reason']})" if item.get("reason") else ""
+        self.console.print(Text.assemble(
+            f"#{item['step']} {item['state']}: ",
+            (f"{item['outcome']}{layer}", _STYLE.get(item["outcome"], "yellow")),
+            f" → {plain(item.get('next'))}{reason}"))
+
+
+def print_result(result: RunResult, console: Console | None = None, title: str = "",
+                 timeline: bool = True) -> None:
+    """The timeline (a plain-text table when piped; left out with ``timeline`` off) and a
+    status line."""
     console = console or output_console()
-    print_table(timeline_table(result, title), console, drop=TIMELINE_DROP)
+    if timeline:
+        print_table(timeline_table(result, title), console, drop=TIMELINE_DROP)
     style = "green" if result.goal_reached else "red"
     recoveries = len(result.recoveries())
     ending = f"  outcome: {result.sm_outcome}" if result.sm_outcome is not None else ""

@@ -43,6 +43,8 @@ class RunOptions:
     force: str | None = None
     bdi_log: Path | None = None
     max_steps: int | None = None
+    #: the mission's seeded random failures (off: an operator session without ``--seed``)
+    random: bool = True
     #: how a run without a container outcome is labelled (None: a synthesized strategy's way)
     endings: Endings | None = None
 
@@ -87,7 +89,7 @@ def run_supervisor(mission, machine: SupervisorMachine, strategy: Strategy | Non
     config = runner_config(mission)
     sim = options.sim or config.sim
     seed = options.seed if options.seed is not None else config.seed
-    policy = make_policy(config, mission.catalog, seed, options.force)
+    policy = make_policy(config, mission.catalog, seed, options.force, options.random)
     sinks: list[Callback] = list(callbacks)
     log = JsonLinesSink(options.bdi_log) if options.bdi_log is not None else None
     if log is not None:
