@@ -1,6 +1,8 @@
 """Packaging for pip (``pip install -e .[test]``) and colcon (ament_python)."""
 
+import os
 import re
+import sys
 from glob import glob
 from pathlib import Path
 
@@ -11,6 +13,21 @@ CONFIG_KINDS = ("missions", "catalogs", "worlds", "ctl", "sweeps")
 # the one place the version is written (read as text: the package imports its dependencies)
 VERSION = re.search(r'^__version__ = "([^"]+)"', (Path(__file__).parent / PACKAGE / "__init__.py")
                     .read_text(encoding="utf-8"), re.M).group(1)
+
+#: a ROS 2 install: colcon (it sets COLCON=1) builds the package with ``setup.py install`` or
+#: ``develop``. There the nodes are console scripts in lib/<package> (setup.cfg), where launch_ros
+#: finds them, and the command lines are also in bin/, on PATH once the install is sourced. A
+#: wheel (pip) has only the command lines: on PATH, the nodes would fail without ROS 2.
+ROS_INSTALL = os.environ.get("COLCON") == "1" or bool({"install", "develop"} & set(sys.argv[1:]))
+COMMANDS = [
+    "bdi-supervisor = bdi_supervisor.cli.main:main",
+    "bdi-monitor = bdi_supervisor.cli.monitor:main",
+]
+#: ROS 2 executables (each says "needs ROS 2" in one line where rclpy is missing)
+NODES = [f"{name} = bdi_supervisor.ros.executables:{name}" for name in (
+    "synthesis_node", "supervisor_node", "monitor_node", "drone_node",
+    # the small domains' world nodes (their FlexBE states talk to them: runner:=flexbe)
+    "two_rivers_world", "beer_robot_world")]
 
 setup(
     name=PACKAGE,
@@ -35,6 +52,7 @@ setup(
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         *((f"share/{PACKAGE}/config/{kind}", glob(f"config/{kind}/*.yaml"))
           for kind in CONFIG_KINDS),
+        *([("bin", ["scripts/bdi-supervisor", "scripts/bdi-monitor"])] if ROS_INSTALL else []),
     ],
     python_requires=">=3.10",
     install_requires=[
@@ -92,17 +110,6 @@ setup(
             "pyrobosim = bdi_supervisor.domains.pyrobosim",
             "quadcopter = bdi_supervisor.domains.quadcopter",
         ],
-        "console_scripts": [
-            "bdi-supervisor = bdi_supervisor.cli.main:main",
-            "bdi-monitor = bdi_supervisor.cli.monitor:main",
-            # ROS 2 executables (need rclpy): launch_ros finds them in lib/bdi_supervisor
-            "synthesis_node = bdi_supervisor.ros.synthesis_node:main",
-            "supervisor_node = bdi_supervisor.ros.supervisor_node:main",
-            "monitor_node = bdi_monitor.ros.monitor_node:main",
-            "drone_node = bdi_supervisor.domains.quadcopter.ros.drone_node:main",
-            # the small domains' world nodes (their FlexBE states talk to them: runner:=flexbe)
-            "two_rivers_world = bdi_supervisor.domains.two_rivers.ros.world_node:main",
-            "beer_robot_world = bdi_supervisor.domains.beer_robot.ros.world_node:main",
-        ],
+        "console_scripts": COMMANDS + (NODES if ROS_INSTALL else []),
     },
 )

@@ -73,6 +73,65 @@ def test_colcon_install_layout(installed):
         f"{e}.yaml" for e in EXECUTABLES}
     assert (share / "config" / "missions" / "coffee_extended.yaml").is_file()
     assert (prefix / "share" / "ament_index" / "resource_index" / "packages" / PACKAGE).is_file()
+    # the command lines on PATH too (bin/), the nodes only where launch_ros looks
+    assert sorted(p.name for p in (prefix / "bin").iterdir()) == ["bdi-monitor",
+                                                                  "bdi-supervisor"]
+
+
+@pytest.mark.ros
+def test_colcon_install_puts_the_command_lines_on_path(installed, tmp_path):
+    """After sourcing an install, ``bdi-supervisor`` (what docs/flexbe.md runs) is found on
+    PATH; an installed node started without ROS 2 says so in one line."""
+    prefix = installed / PACKAGE
+    site = next((prefix / "lib").glob("python3*/site-packages"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PATH=os.pathsep.join([str(prefix / "bin"), env["PATH"]]), PYTHONPATH=str(site))
+    for tool in ("bdi-supervisor", "bdi-monitor"):
+        assert shutil.which(tool, path=env["PATH"]) == str(prefix / "bin" / tool)
+        done = subprocess.run([tool, "--version"], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0 and done.stdout == f"{tool} {__version__}\n", done
+    # no site-packages but the install's: no rclpy
+    node = prefix / "lib" / PACKAGE / "synthesis_node"
+    done = subprocess.run([sys.executable, "-S", str(node)], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("error: synthesis_node needs ROS 2 (") and \
+        "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.ros
+def test_launch_arguments_are_shown(installed, ros_env, tmp_path):
+    """``ros2 launch bdi_supervisor mission.launch.py --show-args`` (what docs/ros2.md shows)
+    lists the arguments with their defaults: ``exit_when_done`` stays off."""
+    if shutil.which("ros2") is None:
+        pytest.skip("ros2 not on PATH: source ../shared/ros-stack/env.sh")
+    prefix = installed / PACKAGE
+    site = next((prefix / "lib").glob("python3*/site-packages"))
+    env = {**ros_env, "AMENT_PREFIX_PATH": os.pathsep.join(
+        [str(prefix), ros_env.get("AMENT_PREFIX_PATH", sys.prefix)]),
+        "PYTHONPATH": os.pathsep.join([str(site), ros_env.get("PYTHONPATH", "")])}
+    done = subprocess.run(["ros2", "launch", PACKAGE, "mission.launch.py", "--show-args"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for argument in ("mission", "runner", "exit_when_done", "output_dir", "force"):
+        assert f"'{argument}':" in done.stdout, done.stdout
+    shown = done.stdout.split("'exit_when_done':", 1)[1]
+    assert "(default: 'false')" in shown.split("'", 1)[0] + shown[:400]
+
+
+def test_a_node_without_ros_says_so_in_one_line(tmp_path):
+    """A node's executable where rclpy cannot be imported: one error line, exit 2."""
+    code = ("import sys; sys.modules['rclpy'] = None\n"
+            "from bdi_supervisor.ros.executables import NODES, start\n"
+            "sys.exit(max(start(name) for name in NODES))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 6 and "Traceback" not in done.stderr
+    assert all("needs ROS 2 ('rclpy', which cannot be imported)" in line for line in lines)
+    assert lines[0].startswith("error: synthesis_node needs ROS 2")
 
 
 @pytest.mark.ros
@@ -119,3 +178,27 @@ def test_installed_executable_runs_with_ros_args(installed, ros_env, rclpy_conte
                           "-p", "mission:=/nonexistent.yaml"], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "parameter 'mission'" in bad.stderr, bad
+
+
+def test_package_xml_names_what_runs_and_what_tests_use():
+    """Every install requirement has its rosdep key (dd's in the package's own rosdep rules),
+    FlexBE is no hard dependency (only runner:=flexbe needs it), and every test dependency is
+    imported by a test."""
+    import re
+
+    import yaml
+
+    package = parse_package(str(ROOT / "package.xml"))
+    depends = {d.name for d in package.exec_depends}
+    assert not [d for d in depends if d.startswith("flexbe")]
+    assert {"python3-dd-pip", "python3-yaml", "python3-rich"} <= depends
+    rules = yaml.safe_load((ROOT / "rosdep" / "python.yaml").read_text())
+    for key in [d for d in depends if d.endswith("-pip")]:
+        assert rules[key]["ubuntu"]["pip"]["packages"], key
+    setup = (ROOT / "setup.py").read_text()
+    required = re.search(r"install_requires=\[(.*?)\]", setup, re.S).group(1)
+    assert re.findall(r'"([A-Za-z]+)', required) == ["dd", "PyYAML", "rich"]
+    tests = "\n".join(p.read_text() for p in (ROOT / "test").rglob("*.py"))
+    for dep in package.test_depends:
+        module = dep.name.removeprefix("python3-").replace("-", "_")
+        assert re.search(rf"^\s*(import|from) {module}\b", tests, re.M), dep.name

@@ -32,7 +32,8 @@ def installed(tmp_path_factory):
     source = copy_checkout(base / "src")
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                             "--no-build-isolation", "-w", str(base / "dist"), str(source)],
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=300,
+                           env={k: v for k, v in os.environ.items() if k != "COLCON"})
     assert build.returncode == 0, build.stdout + build.stderr
     wheel = next((base / "dist").glob("bdi_supervisor-*.whl"))
     env_dir = base / "venv"
@@ -95,3 +96,16 @@ def test_missions_lists_every_shipped_mission(installed, tmp_path):
     # the shipped sweeps are found by name too: the report of a sweep never run names it
     assert sweep.returncode == 2 and "no results of sweep 'ci_small'" in sweep.stderr, \
         sweep.stderr
+
+
+def test_wheel_puts_the_command_lines_on_path_and_no_node(installed, tmp_path):
+    """A pip install has no ROS 2: the nodes (they would fail there) are left to the ROS
+    install; both command lines are on PATH and say their version."""
+    from bdi_supervisor import __version__
+    from bdi_supervisor.ros.executables import NODES
+
+    bin_dir, _ = installed
+    assert not [name for name in NODES if (bin_dir / name).exists()]
+    for tool in ("bdi-supervisor", "bdi-monitor"):
+        done = _run(bin_dir, tmp_path, str(bin_dir / tool), "--version")
+        assert done.returncode == 0 and done.stdout == f"{tool} {__version__}\n", done
