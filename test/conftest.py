@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from support import reference_data
 from support.ros_helpers import next_domain
 
 import bdi_supervisor.domains  # noqa: F401  (the tests run supervisors: register the simulators)
@@ -22,6 +23,26 @@ def pytest_configure(config) -> None:
     # starts DDS without the ros_env fixture still stays off the other workers' domains
     os.environ["ROS_DOMAIN_ID"] = str(next_domain())
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    if reference_data.REQUIRED and not reference_data.PRESENT:  # CI: one line, no test runs
+        raise pytest.UsageError(f"{reference_data.REQUIRED_VAR} is set but "
+                                f"{reference_data.MISSING}")
+
+
+#: where the skips for want of the reference inputs are kept apart from the other skips
+NO_REFERENCE = "skipped: no reference inputs"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The skips for want of the reference inputs as one line (what they are and where they
+    go) instead of one line per test; counted apart in the final line."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    absent = [r for r in skipped if reference_data.MISSING in str(r.longrepr)]
+    if absent:
+        terminalreporter.stats["skipped"] = [r for r in skipped if r not in absent]
+        terminalreporter.stats[NO_REFERENCE] = absent
+        terminalreporter.write_line(reference_data.summary(len(absent)), yellow=True)
+    yield
 
 
 @pytest.fixture

@@ -3,9 +3,11 @@ well-separation fixtures): ``<repo>/../shared/reference``, as CI lays it out bes
 the folder named by ``$BDI_REFERENCE_DIR``. They are not shipped with the package.
 
 Tests that need them use :data:`needs_reference` or :func:`reference_params`, which skip with
-:data:`MISSING` as the reason where the folder is absent. With ``$BDI_REFERENCE_REQUIRED`` set (CI
-sets it) an absent folder is an error instead, so a run that has the data never skips silently.
-The module imports pytest only inside the functions that need it, so ``bench/`` can use it too.
+:data:`MISSING` as the reason where the folder is absent; the test run then sums those skips up
+in one line (``test/conftest.py``: :data:`SUMMARY`). With ``$BDI_REFERENCE_REQUIRED`` set (CI
+sets it) an absent folder stops the run before any test, in one line, so a run that has the data
+never skips silently. The module imports pytest only inside the functions that need it, so
+``bench/`` can use it too.
 """
 
 from __future__ import annotations
@@ -29,8 +31,16 @@ REFERENCE = reference_dir()
 PRESENT = REFERENCE.is_dir()
 MISSING = (f"reference inputs not found at {REFERENCE} (put shared/ beside the clone or set "
            f"{ENV_VAR})")
-if not PRESENT and os.environ.get(REQUIRED_VAR):
-    raise RuntimeError(f"{REQUIRED_VAR} is set but {MISSING}")
+#: what the reference inputs are, for the line that sums up their skips
+WHAT = ("the reference inputs (slugs' examples, the reference pipeline's catalogs and missions, "
+        "the well-separation fixtures)")
+REQUIRED = bool(os.environ.get(REQUIRED_VAR))
+
+
+def summary(skipped: int) -> str:
+    """The one line a run without the reference inputs ends with."""
+    return (f"{skipped} tests skipped: {WHAT} are not at {REFERENCE}; they go in shared/reference "
+            f"beside the clone, or in the folder ${ENV_VAR} names")
 
 
 def reference_files(pattern: str) -> list[Path]:
