@@ -120,3 +120,23 @@ def test_execute_enters_a_trials_key_only_when_set():
     text = json.dumps(params, sort_keys=True, separators=(",", ":"))
     assert trial.key == hashlib.sha256(text.encode()).hexdigest()[:16]
     assert dataclasses.replace(trial, execute=True).key != trial.key
+
+
+def test_the_plot_labels_unrealizable_cells(tmp_path, monkeypatch):
+    """A configuration with no strategy has no bars: the states chart says it is unrealizable
+    there (and only there)."""
+    plt = pytest.importorskip("matplotlib.pyplot", reason="the plot needs matplotlib (reports)")
+    from bdi_supervisor.sweep.report import plot
+
+    kept = []
+    monkeypatch.setattr(plt, "close", kept.append)  # keep the figure to look at
+    rows = [row(config="one-hot-S", **{"synthesis.metrics.strategy_states": 5,
+                                       "synthesis.metrics.peak_nodes": 100}),
+            row(config="one-hot-F", **{"synthesis.status": "UNREALIZABLE",
+                                       "synthesis.metrics.peak_nodes": 80})]
+    assert plot(rows, tmp_path / "p.png") == tmp_path / "p.png"
+    nodes, states = kept[0].axes
+    labels = [t.get_text() for t in states.texts]
+    assert labels == ["unrealizable"] and not nodes.texts
+    ticks = [t.get_text() for t in states.get_xticklabels()]
+    assert ticks[round(states.texts[0].get_position()[0])].startswith("one-hot-F")
