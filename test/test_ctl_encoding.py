@@ -10,6 +10,7 @@ generated grids (size, worlds, obstacles, actual world, object cells).
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +26,7 @@ from bdi_monitor.logic import parse
 from bdi_monitor.logic.ast import walk
 from bdi_monitor.models.beer import PHI1, PHI2
 from bdi_monitor.models.grid import grid_structure
+from bdi_monitor.models.grid_layout import make_layout, shuffled_tail
 from bdi_monitor.models.grid_rules import GridEncoding
 from bdi_monitor.product import labels, modal_successors, temporal_successors
 from bdi_monitor.structure import RELATIONS, validate
@@ -163,3 +165,22 @@ def test_grid_is_built_from_rules_without_reading_tables():
     oracle = Explicit(structure)
     assert checker.count() == len(oracle.nodes)
     assert verdicts == [oracle.holds(f) for f in map(parse, (PHI1, PHI2, "bel EF bb"))]
+
+
+@given(st.integers(0, 60), st.integers(0, 62), st.integers(0, 2**32))
+def test_shuffled_tail_is_the_tail_of_a_full_shuffle(size, count, seed):
+    cells = list(range(size))
+    random.Random(seed).shuffle(cells)
+    assert shuffled_tail(size, count, random.Random(seed)) == cells[::-1][:count]
+
+
+@given(st.integers(2, 40), st.integers(5, 40))
+def test_fridge_variants_are_distinct_free_cells_off_the_objects(n, worlds):
+    variants = (worlds + 3) // 4
+    if n * n - 3 < variants - 1:
+        return
+    layout = make_layout(n, worlds)
+    assert len(layout.fridges) == variants
+    objects = {layout.lounge, layout.door}
+    assert len(set(layout.fridges)) == variants and not objects & set(layout.fridges)
+    assert all(0 <= x < n and 0 <= y < n for x, y in layout.fridges)

@@ -134,19 +134,41 @@ def make_layout(n: int, worlds: int = 4, obstacles: str = "none", lounge: Cell |
     variants = (worlds + 3) // 4
     fridges = [fridge]
     if variants > 1:
-        # cells as row-major ids in a compact array (a 1024×1024 grid shuffles a million)
         taken = sorted(y * n + x for x, y in (lounge, door, fridge))
-        spare = array("q", range(n * n))
-        for cell_id in reversed(taken):
-            del spare[cell_id]
-        rng = random.Random(n * 1000 + variants)
-        rng.shuffle(spare)
-        if len(spare) < variants - 1:
+        spare_count = n * n - len(taken)
+        if spare_count < variants - 1:
             raise InputError("too many world instances for the grid", key="worlds",
-                             found=str(worlds), expected=f"at most {4 * (len(spare) + 1)}")
-        fridges.extend((cell_id % n, cell_id // n) for cell_id in spare[: variants - 1])
+                             found=str(worlds), expected=f"at most {4 * (spare_count + 1)}")
+        rng = random.Random(n * 1000 + variants)
+        for rank in shuffled_tail(spare_count, variants - 1, rng):
+            cell_id = _nth_spare(rank, taken)
+            fridges.append((cell_id % n, cell_id // n))
     blocked = obstacle_cells(n, obstacles, [lounge, door, *fridges])
     return GridLayout(n, blocked, lounge, door, tuple(fridges))
+
+
+def shuffled_tail(size: int, count: int, rng: random.Random) -> list[int]:
+    """The last ``count`` entries of ``list(range(size))`` shuffled in place by ``rng`` (last
+    first), in O(count): Fisher–Yates fixes the tail first, so only the swapped entries are
+    kept (``random.shuffle`` draws the same numbers, and gives the same tail)."""
+    moved: dict[int, int] = {}
+    tail = []
+    for i in range(size - 1, max(size - 1 - count, 0), -1):
+        j = rng.randrange(i + 1)
+        tail.append(moved.get(j, j))
+        moved[j] = moved.get(i, i)
+    if count >= size > 0:
+        tail.append(moved.get(0, 0))
+    return tail
+
+
+def _nth_spare(rank: int, taken: list[int]) -> int:
+    """The ``rank``-th id (0-based, ascending) that is not in the sorted list ``taken``."""
+    cell_id = rank
+    for t in taken:
+        if t <= cell_id:
+            cell_id += 1
+    return cell_id
 
 
 def world_facts(worlds: int) -> list[Facts]:
