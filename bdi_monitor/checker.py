@@ -96,13 +96,21 @@ class Checker:
 
     def eu(self, a: cudd.Function, b: cudd.Function) -> cudd.Function:
         """μZ. b ∨ (a ∧ EX Z), chaining the directions (same least fixpoint: every step adds
-        only nodes of it, and the result is closed under a ∧ pre along every direction)."""
-        z = b
+        only nodes of it, and the result is closed under a ∧ pre along every direction); after
+        the model's ``closure_after`` rounds, along each direction's closure within ``a`` (the
+        unrestricted closure where a is R: a path from R stays in R)."""
+        model, z = self.model, b
+        closures, rounds = None, 0
         while True:
             self._step()
+            if rounds == model.closure_after:
+                closures = model.closures(None if a == self.reach else a)
+            rounds += 1
             old = z
             for d in range(self.structure.k):
-                z = z | (a & self.model.pre_along(d, z))
+                x = (model.pre_along(d, z) if closures is None
+                     else model.pre_closed(closures[d], z))
+                z = z | (a & x)
             if z == old:
                 return z
 

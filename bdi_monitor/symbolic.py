@@ -8,6 +8,14 @@ clusters of at most :data:`CLUSTER_LIMIT` BDD nodes, once over all directions an
 cofactored per direction, and every preimage or image is a chain of ``and_exists`` that
 quantifies each variable right after the last cluster that mentions it. Modal preimages rename
 and quantify only the world bits.
+
+Long fixpoints are accelerated by per-direction closures: a frontier search or an E-until that
+has run :data:`CLOSURE_AFTER` steps builds, for every direction d, the reflexive-transitive
+closure (I ∪ R_d)* of its one-step relation by iterative squaring (``∃mid. C(cur, mid) ∧ C(mid,
+next)`` on a third copy of the state bits, about log₂ of the longest straight run of steps), and
+goes on chaining the directions' closures: on the grid a few rounds reach what took about 2n to
+5n single steps. A closure larger than :data:`CLOSURE_LIMIT` nodes is given up and the fixpoint
+goes on by single steps, so a structure whose closures are large costs at most the squarings.
 """
 
 from __future__ import annotations
@@ -20,10 +28,14 @@ from bdi_monitor.product import ProductNode, initial_node
 from bdi_monitor.structure import RELATIONS, Structure
 from bdi_supervisor.bdd import cluster, cudd, exists_and, manager, schedule
 
-__all__ = ["CLUSTER_LIMIT", "SymbolicModel"]
+__all__ = ["CLOSURE_AFTER", "CLOSURE_LIMIT", "CLUSTER_LIMIT", "SymbolicModel"]
 
 #: the largest cluster of the temporal relation (BDD nodes) built by conjoining its parts
 CLUSTER_LIMIT = 5000
+#: single steps a fixpoint takes before it builds and uses the per-direction closures
+CLOSURE_AFTER = 16
+#: the largest per-direction closure (BDD nodes) kept; beyond it the closures are given up
+CLOSURE_LIMIT = 100_000
 
 
 class _Chain:
@@ -52,7 +64,9 @@ class SymbolicModel:
     def __init__(self, structure: Structure, bdd: cudd.BDD | None = None,
                  reordering: bool = False, encoding: Encoding | None = None,
                  cluster_limit: int = CLUSTER_LIMIT,
-                 check: Callable[[], None] | None = None) -> None:
+                 check: Callable[[], None] | None = None,
+                 closure_after: int | None = CLOSURE_AFTER,
+                 closure_limit: int = CLOSURE_LIMIT) -> None:
         #: called between BDD operations of every long loop; raises to stop the work (a time
         #: budget: :class:`~bdi_supervisor.errors.BudgetExceeded`)
         self.check = check or _no_check
@@ -60,16 +74,26 @@ class SymbolicModel:
         self.encoding = encoding if encoding is not None else encoding_of(structure)
         enc = self.encoding
         self.bdd = bdd if bdd is not None else manager()
+        #: single steps before a fixpoint switches to closures (None: never)
+        self.closure_after = closure_after
+        self.closure_limit = closure_limit
         self.bdd.configure(reordering=False)
-        order = enc.order()
-        self.bdd.declare(*order)
-        self.var_count = len(order)
         self.world_bits, self.target_bits = enc.world_bits, enc.target_bits
         self.dir_bits = enc.dir_bits
         self.fields = enc.fields
         self.cur_vars = self.world_bits + enc.state_bits
         self.cur_to_next = {c: n for f in enc.fields for c, n in zip(f.cur, f.nxt)}
         self.next_to_cur = {n: c for c, n in self.cur_to_next.items()}
+        #: the third copy of the state bits that closures square through, below each next bit
+        self.cur_to_mid = {c: f"{c}_m" for c in self.cur_to_next}
+        order = []
+        for v in enc.order():
+            order.append(v)
+            if v in self.next_to_cur:
+                order.append(self.cur_to_mid[self.next_to_cur[v]])
+        self.bdd.declare(*order)
+        self.var_count = len(order)
+        self._closures: dict[cudd.Function | None, list[cudd.Function] | None] = {}
         self.w_to_target = dict(zip(self.world_bits, self.target_bits))
         self.target_to_w = dict(zip(self.target_bits, self.world_bits))
         self._build_relations(cluster_limit)
@@ -180,20 +204,78 @@ class SymbolicModel:
     @property
     def reachable(self) -> cudd.Function:
         """R: nodes reachable from u₀ over temporal and modal edges (frontier search, chaining
-        the directions: each direction's image is taken from the set grown by the previous)."""
+        the directions: each direction's image is taken from the set grown by the previous;
+        after :attr:`closure_after` rounds, each direction's closure instead of one step)."""
         if self._reach is None:
             reach = frontier = self.initial
+            closures, rounds = None, 0
             while frontier != self.bdd.false:
                 self.check()
+                if rounds == self.closure_after:
+                    closures = self.closures()
+                rounds += 1
                 new = frontier
                 for d in range(self.structure.k):
-                    new |= self.image(new, d)
+                    new |= (self.image(new, d) if closures is None
+                            else self.image_closed(closures[d], new))
                 for relation in RELATIONS:
                     new |= self.modal_image(relation, new)
                 frontier = new & ~reach
                 reach |= frontier
             self._reach = reach
         return self._reach
+
+    # -- closures -------------------------------------------------------------------------------
+    def closures(self, within: cudd.Function | None = None) -> list[cudd.Function] | None:
+        """Per direction d, (I ∪ R_d)* over (w, current bits, next bits), where R_d is the
+        d-step relation from the nodes of ``within`` (all nodes if None); None when one of them
+        outgrows :attr:`closure_limit` (cached either way)."""
+        if within not in self._closures:
+            result: list[cudd.Function] | None = []
+            for d in range(self.structure.k):
+                closure = self._closure(d, within)
+                if closure is None:
+                    result = None
+                    break
+                result.append(closure)
+            self._closures[within] = result
+        return self._closures[within]
+
+    def _closure(self, direction: int, within: cudd.Function | None) -> cudd.Function | None:
+        bdd = self.bdd
+        step = self.enabled_by_direction[direction]
+        if within is not None:
+            step &= within
+        for part in self.chains[direction].clusters:
+            step &= part
+            if step.dag_size > self.closure_limit:
+                return None
+        identity = bdd.true
+        for c, n in self.cur_to_next.items():
+            identity &= bdd.var(c).equiv(bdd.var(n))
+        closure = identity | step
+        mids = list(self.cur_to_mid.values())
+        next_to_mid = {n: self.cur_to_mid[c] for c, n in self.cur_to_next.items()}
+        while True:
+            self.check()
+            first = bdd.let(next_to_mid, closure)
+            then = bdd.let(self.cur_to_mid, closure)
+            squared = cudd.and_exists(first, then, mids)
+            if squared == closure:
+                return closure
+            if squared.dag_size > self.closure_limit:
+                return None
+            closure = squared
+
+    def pre_closed(self, closure: cudd.Function, u: cudd.Function) -> cudd.Function:
+        """Nodes with a path in ``closure`` (one direction's closure) to a node of ``u``."""
+        return cudd.and_exists(self._rename(self.cur_to_next, u), closure,
+                               list(self.next_to_cur))
+
+    def image_closed(self, closure: cudd.Function, u: cudd.Function) -> cudd.Function:
+        """Nodes reached from ``u`` by a path in ``closure``."""
+        x = cudd.and_exists(u, closure, list(self.cur_to_next))
+        return self._rename(self.next_to_cur, x)
 
     def peak_nodes(self) -> int:
         with warnings.catch_warnings():

@@ -161,7 +161,8 @@ def test_grid_is_built_from_rules_without_reading_tables():
     checker = Checker(structure)
     verdicts = [checker.holds(f) for f in map(parse, (PHI1, PHI2, "bel EF bb"))]
     assert calls == []
-    assert checker.model.var_count == 3 + 3 + 3 + 2 * (3 + 3 + 8 + 3)
+    # w, wt, d, then every state bit three times: current, next, and the closures' mid copy
+    assert checker.model.var_count == 3 + 3 + 3 + 3 * (3 + 3 + 8 + 3)
     oracle = Explicit(structure)
     assert checker.count() == len(oracle.nodes)
     assert verdicts == [oracle.holds(f) for f in map(parse, (PHI1, PHI2, "bel EF bb"))]

@@ -15,10 +15,15 @@ ratios compare runs made side by side. Tools:
 - ``numpy``: the explicit-state peer (``bench/ctl/explicit_numpy.py``): the product enumerated
   into numpy arrays and checked by plain fixpoint iteration; its ratio counts exploration and
   checking, not reading the generator's rows into arrays (shown apart as "tables s");
-- ``pmc``: pyModelChecking on the explicit tagged-edge product (``bdi_monitor/pmc_bridge.py``).
+- ``pmc``: pyModelChecking on the explicit tagged-edge product (``bdi_monitor/pmc_bridge.py``);
+- ``nusmv``: NuSMV 2.5.4 on the same product as an SMV model with an order file like ours
+  (``bench/ctl/nusmv_peer.py``; model written beforehand, untimed), run when its executable is
+  given (``--nusmv PATH``) or on PATH, skipped with a note otherwise. It is compared as a whole
+  process with ours as a whole process (``process s``: Python start-up and imports included).
 
 All tools must agree on the verdicts and (except pmc, whose product has tagged copies) on the
-number of product nodes, or the bench stops with exit 1. A tool is skipped at larger sizes
+number of product nodes (NuSMV prints counts above 10⁶ to 6 significant digits: compared so),
+or the bench stops with exit 1. A tool is skipped at larger sizes
 once it timed out or its growth predicts more than ``--budget`` seconds. ``--cli N`` adds the
 whole ``bdi-monitor check`` process at size N (4 worlds) on a model reference, a JSON file and
 a YAML file (written by ``bdi-monitor grid`` beforehand, untimed); ``--cli 0`` skips it.
@@ -39,10 +44,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
 
 PROPERTIES = ("AG(bel br -> EF bb)", "AG(bel br -> AF bb)")
-TOOLS = ("ours", "tables", "numpy", "pmc")
-PEERS = {"tables": "from tables", "numpy": "numpy explicit", "pmc": "pyModelChecking"}
+TOOLS = ("ours", "tables", "numpy", "pmc", "nusmv")
+PEERS = {"tables": "from tables", "numpy": "numpy explicit", "pmc": "pyModelChecking",
+         "nusmv": "NuSMV"}
+#: how a tool's time grows with n, to skip sizes predicted over the budget (BFS over about 2n
+#: steps of small BDDs for NuSMV, n² states for the explicit peers)
+GROWTH = {"nusmv": 1.5}
 
 
 # -- one measurement (child process) -----------------------------------------------------------
@@ -70,7 +80,6 @@ def _child(tool: str, n: int, worlds: int) -> dict:
                 "build": t1 - t0, "reach": t2 - t1, "check": t3 - t2, "total": t3 - t0,
                 "verdicts": verdicts}
     if tool == "numpy":
-        sys.path.insert(0, str(Path(__file__).parent))
         from explicit_numpy import ExplicitChecker, explore, read_tables
 
         tables = read_tables(structure)
@@ -114,7 +123,25 @@ def measured(command: list[str], timeout: float, cwd: Path = ROOT) -> dict:
                 "killed": wall >= timeout}
 
 
-def run_tool(tool: str, n: int, worlds: int, timeout: float) -> dict | None:
+def run_nusmv(nusmv: str, n: int, worlds: int, timeout: float) -> dict | None:
+    """NuSMV on the grid's SMV model (written untimed); the whole process is its time."""
+    import nusmv_peer
+
+    with tempfile.TemporaryDirectory(prefix="bench-nusmv-") as folder:
+        smv, order = nusmv_peer.write(Path(folder), n, worlds)
+        result = measured(nusmv_peer.command(nusmv, smv, order), timeout)
+    if result["killed"] or result["rc"] != 0:
+        if not result["killed"]:
+            print(f"NuSMV n={n} worlds={worlds} failed:\n{result['stderr']}", file=sys.stderr)
+        return None
+    parsed = nusmv_peer.parse_output(result["stdout"])
+    return {**parsed, "total": result["wall"], "wall": result["wall"], "rss": result["rss"]}
+
+
+def run_tool(tool: str, n: int, worlds: int, timeout: float, nusmv: str | None = None
+             ) -> dict | None:
+    if tool == "nusmv":
+        return run_nusmv(nusmv, n, worlds, timeout)
     result = measured([sys.executable, __file__, "--child", tool, str(n), str(worlds)],
                       timeout)
     if result["killed"] or result["rc"] != 0:
@@ -124,6 +151,17 @@ def run_tool(tool: str, n: int, worlds: int, timeout: float) -> dict | None:
     record = json.loads(result["stdout"].strip().splitlines()[-1])
     record.update(rss=result["rss"], wall=result["wall"])
     return record
+
+
+def _same_counts(nodes: dict[str, int]) -> bool:
+    """Every tool counted the same product nodes (NuSMV's count to its 6 printed digits)."""
+    exact = {count for tool, count in nodes.items() if tool != "nusmv"}
+    if len(exact) > 1:
+        return False
+    if "nusmv" not in nodes or not exact:
+        return True
+    ours, theirs = next(iter(exact)), nodes["nusmv"]
+    return ours == theirs or float(f"{ours:g}") == theirs
 
 
 def _median_record(records: list[dict]) -> dict:
@@ -166,9 +204,9 @@ def growth_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 
 def comparison_rows(results: list[dict], tools: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Every tool's in-process seconds and peak RSS; ratio = peer / ours."""
+    """Every in-process tool's seconds and peak RSS; ratio = peer / ours."""
     header = ["n", "worlds", "ours s", "RSS MiB"]
-    peers = [t for t in tools if t != "ours"]
+    peers = [t for t in tools if t not in ("ours", "nusmv")]
     for tool in peers:
         header += [f"{PEERS[tool]} s", "RSS MiB", "ratio"]
     rows = []
@@ -184,6 +222,27 @@ def comparison_rows(results: list[dict], tools: list[str]) -> tuple[list[str], l
             row += [_fmt(peer["total"]), _fmt(peer["rss"], 0),
                     f"{peer['total'] / ours['total']:.1f}×" if ours else "-"]
         rows.append(row)
+    return header, rows
+
+
+def nusmv_rows(results: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Ours and NuSMV as whole processes (start-up included); ratio = NuSMV / ours."""
+    header = ["n", "worlds", "product nodes", "ours process s", "RSS MiB", "NuSMV s", "RSS MiB",
+              "NuSMV / ours", "RSS ours / NuSMV"]
+    rows = []
+    for r in results:
+        ours, peer = r.get("ours"), r.get("nusmv")
+        if not ours:
+            continue
+        if peer is None:
+            rows.append([str(r["n"]), str(r["worlds"]), _thousands(ours["nodes"]),
+                         _fmt(ours["wall"]), _fmt(ours["rss"], 0),
+                         r.get("skipped", {}).get("nusmv", "-"), "-", "-", "-"])
+            continue
+        rows.append([str(r["n"]), str(r["worlds"]), _thousands(ours["nodes"]),
+                     _fmt(ours["wall"]), _fmt(ours["rss"], 0), _fmt(peer["wall"]),
+                     _fmt(peer["rss"], 0), f"{peer['wall'] / ours['wall']:.2f}×",
+                     f"{ours['rss'] / peer['rss']:.2f}"])
     return header, rows
 
 
@@ -238,7 +297,7 @@ def bench_sizes(args: argparse.Namespace, tools: list[str], console) -> list[dic
                     continue
                 if tool in last:
                     n0, seconds = last[tool]
-                    predicted = seconds * (n / n0) ** 2 if n > n0 else seconds
+                    predicted = seconds * (n / n0) ** GROWTH.get(tool, 2) if n > n0 else seconds
                     if predicted > args.budget:
                         entry["skipped"][tool] = f"> {args.budget:.0f} s"
                         dead.add(tool)
@@ -252,7 +311,7 @@ def bench_sizes(args: argparse.Namespace, tools: list[str], console) -> list[dic
                         continue
                     with console.status(f"n = {n}, {worlds} worlds: {tool} "
                                         f"(run {rep + 1}/{args.repeat})"):
-                        record = run_tool(tool, n, worlds, args.timeout)
+                        record = run_tool(tool, n, worlds, args.timeout, args.nusmv)
                     if record is None:
                         entry["skipped"][tool] = "timeout"
                         dead.add(tool)
@@ -265,7 +324,7 @@ def bench_sizes(args: argparse.Namespace, tools: list[str], console) -> list[dic
             verdicts = {tool: entry[tool]["verdicts"] for tool in runs if tool in entry}
             nodes = {tool: entry[tool]["nodes"] for tool in runs
                      if tool in entry and entry[tool]["nodes"] is not None}
-            if len({tuple(v) for v in verdicts.values()}) > 1 or len(set(nodes.values())) > 1:
+            if len({tuple(v) for v in verdicts.values()}) > 1 or not _same_counts(nodes):
                 console.print(f"[red]tools disagree at n = {n}, {worlds} worlds: verdicts "
                               f"{verdicts}, product nodes {nodes}[/]")
                 return None
@@ -316,13 +375,15 @@ def main() -> int:
                         default=[16, 32, 64, 128, 256, 512, 1024])
     parser.add_argument("--worlds", type=int, nargs="+", default=[4, 8])
     parser.add_argument("--repeat", type=int, default=1, help="runs per tool and size (median)")
-    parser.add_argument("--tools", default="ours,tables,numpy",
+    parser.add_argument("--tools", default="ours,tables,numpy,nusmv",
                         help=f"comma-separated, from {', '.join(TOOLS)} (ours is always run)")
     parser.add_argument("--budget", type=float, default=300.0,
                         help="skip a tool at sizes its growth predicts to take longer (s)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per run (s)")
     parser.add_argument("--cli", type=int, default=64, metavar="N",
                         help="whole-process CLI comparison at size N (0: skip)")
+    parser.add_argument("--nusmv", metavar="PATH",
+                        help="the NuSMV executable for the nusmv peer (default: NuSMV on PATH)")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
     parser.add_argument("--json", help="also write the raw records to this file")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
@@ -338,6 +399,14 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOLS)}")
     console = Console(width=max(Console().width, 180))
+    if "nusmv" in tools:
+        from nusmv_peer import find_nusmv
+
+        args.nusmv = find_nusmv(args.nusmv)
+        if args.nusmv is None:
+            console.print("NuSMV not found (give --nusmv PATH or put NuSMV on PATH): "
+                          "the NuSMV peer is skipped")
+            tools.remove("nusmv")
     results = bench_sizes(args, tools, console)
     if results is None:
         return 1
@@ -345,7 +414,12 @@ def main() -> int:
     header, rows = growth_rows(results)
     show(console, "symbolic checker, grid beer robot, phi1 + phi2 (medians)", header, rows)
     sections.append(markdown(header, rows))
-    if len(tools) > 1:
+    if "nusmv" in tools:
+        header, rows = nusmv_rows(results)
+        show(console, "NuSMV, same product and order (whole processes; ratio = NuSMV / ours)",
+             header, rows)
+        sections.append(markdown(header, rows))
+    if [t for t in tools if t not in ("ours", "nusmv")]:
         header, rows = comparison_rows(results, tools)
         show(console, "peers, same product and verdicts (in-process s; ratio = peer / ours)",
              header, rows)
