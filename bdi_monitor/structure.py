@@ -31,19 +31,18 @@ holds the same data as JSON (JSON object keys are strings: directions may be "1"
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.limits import numeral
-from bdi_supervisor.yamlsource import compose_yaml, parse_json, read_text
+
+if TYPE_CHECKING:
+    import yaml
 
 RELATIONS = ("B", "D", "I")
 RELATION_KEYS = {"B": "belief", "D": "desire", "I": "intention"}
@@ -209,6 +208,8 @@ class _Doc:
     read about a hundred times faster, has positions for syntax errors only)."""
 
     def __init__(self, text: str, source: str, syntax: str = "yaml") -> None:
+        from bdi_supervisor.yamlsource import compose_yaml  # yaml: only for a structure file
+
         self.source = source
         self.marks: dict[str, tuple[int, int]] = {}
         if syntax == "json":
@@ -219,6 +220,8 @@ class _Doc:
         self.data = self._build(node, "") if node is not None else None
 
     def _json(self, text: str) -> Any:
+        from bdi_supervisor.yamlsource import parse_json
+
         def unique(items: list[tuple[str, Any]]) -> dict[str, Any]:
             result: dict[str, Any] = {}
             for key, value in items:
@@ -230,6 +233,8 @@ class _Doc:
         return parse_json(text, self.source, pairs=unique)
 
     def _build(self, node: yaml.Node, path: str) -> Any:
+        import yaml
+
         self.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
@@ -246,6 +251,8 @@ class _Doc:
 
     @staticmethod
     def _scalar(node: yaml.Node) -> Any:
+        import yaml
+
         if not isinstance(node, yaml.ScalarNode):
             return f"<{node.id}>"
         return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
@@ -456,6 +463,8 @@ def _from_doc(doc: _Doc) -> Structure:
 
 def load(path: str | os.PathLike) -> Structure:
     """Read and validate a structure file: YAML, or JSON when the name ends in ``.json``."""
+    from bdi_supervisor.yamlsource import read_text
+
     text = read_text(path, "structure file")
     if Path(path).suffix.lower() == ".json":
         return from_json(text, str(path))
@@ -492,9 +501,13 @@ def to_data(structure: Structure) -> dict[str, Any]:
 def dump(structure: Structure, path: str | os.PathLike) -> None:
     """Write ``structure`` atomically (temporary file + rename): YAML, or compact JSON when
     the name ends in ``.json`` (large structures load much faster from JSON)."""
+    import yaml
+
     from bdi_supervisor.outpaths import write_text_atomic
 
     if Path(path).suffix.lower() == ".json":
+        import json
+
         text = json.dumps(to_data(structure), separators=(",", ":")) + "\n"
     else:
         dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
