@@ -97,6 +97,8 @@ class Monitor:
         self.current: tuple[str, ...] = self.values[self.q]
         self.flipped_at: list[int | None] = [None] * len(self.names)
         self.last_latency_ns: int | None = None
+        self._verdict_key: tuple | None = None
+        self._verdict_list: list[Verdict] = []
 
     # -- public API ---------------------------------------------------------------------------
     def launch_verdicts(self) -> list[Verdict]:
@@ -151,13 +153,20 @@ class Monitor:
         return self.verdicts()
 
     def verdicts(self) -> list[Verdict]:
-        """Every property's current verdict with its evidence."""
-        position = self._position_name()
-        latency = self.last_latency_ns
-        return [Verdict(name, value, self._message(value),
+        """Every property's current verdict with its evidence. The verdicts are built again only
+        when a value, the position or the reason changed (most records change none): their
+        ``latency_ns`` is that of the record that last changed them."""
+        key = (self.q, self.reason, self.lost, self.current)
+        if key != self._verdict_key:
+            position = self._position_name()
+            latency = self.last_latency_ns
+            self._verdict_list = [
+                Verdict(name, value, self._message(value),
                         {"position": position, "since_seq": _text(self.flipped_at[i]),
                          "reason": self.reason}, latency)
                 for i, (name, value) in enumerate(zip(self.names, self.current))]
+            self._verdict_key = key
+        return list(self._verdict_list)
 
     def state(self) -> dict[str, Any]:
         """Where the monitor is: position, worlds consistent / believed / desired / intended."""

@@ -225,3 +225,16 @@ def test_quadcopter_pose_dropout_flips_the_pose_belief_at_the_failed_segment():
     assert monitor.state()["consistent_worlds"] == ["pose_tracking.dropping"]
     assert monitor.value("pose_belief_justified") == "true"  # no belief left to be wrong about
     assert monitor.counters().get("out_of_model", 0) == 0
+
+
+def test_verdicts_are_rebuilt_exactly_when_position_reason_or_values_change():
+    """The verdict list is cached between records that move nothing: each record's verdicts
+    equal a list built from scratch (evidence: position, since_seq, reason)."""
+    _, records = forced_run("logistics_p0", "pick=failure")
+    monitor = fresh_monitor("logistics_p0")
+    for record in records:
+        cached = monitor.feed(record)
+        monitor._verdict_key = None  # force a rebuild from the current state
+        rebuilt = monitor.verdicts()
+        assert [(v.property, v.value, v.message, v.evidence) for v in cached] == \
+            [(v.property, v.value, v.message, v.evidence) for v in rebuilt]
