@@ -1,8 +1,11 @@
-"""Pictures of strategies (raw or reduced) as Graphviz graphs, audit findings highlighted.
+"""Pictures as Graphviz graphs: strategies (raw or reduced) with their audit findings
+highlighted (:func:`to_dot`), the realized behavior's state machine as FlexBE's editor shows it
+(:func:`machine_to_dot`) and an unrealizable spec's counter-strategy with its core
+(:func:`counter_to_dot`).
 
-:func:`to_dot` always works (plain text); :func:`render` writes ``<base>.dot`` and, when the
-Graphviz ``dot`` program is installed, ``<base>.svg`` / ``<base>.png`` too. Without ``dot`` it
-degrades to the DOT file and says so in its result.
+The DOT text always comes; :func:`render_dot` writes ``<base>.dot`` and, when the Graphviz
+``dot`` program is installed, ``<base>.svg`` / ``<base>.png`` too. Without ``dot`` it degrades
+to the DOT file and says so in its result.
 
 Nodes show the state id, what it activates (capability or SM outcome) and, for reduced
 strategies, the raw states merged into it; edges show the outcome observed on them. Trap states
@@ -132,19 +135,26 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
     Strategies with more than ``max_states`` states get the DOT file only (layout would take
     long and show nothing readable).
     """
+    return render_dot(to_dot(strategy, catalog, record, title), base, len(strategy.states),
+                      formats, max_states)
+
+
+def render_dot(text: str, base: str | Path, size: int, formats: tuple[str, ...] = ("svg", "png"),
+               max_states: int = 400) -> Rendered:
+    """Write the DOT ``text`` to ``<base>.dot`` and, when ``dot`` exists and the graph has at
+    most ``max_states`` nodes (``size``), a picture per format."""
     from bdi_supervisor.outpaths import replacing, write_text_atomic
 
     base = Path(base)
     dot_path = base.with_name(base.name + ".dot")
-    text = to_dot(strategy, catalog, record, title)
     write_text_atomic(dot_path, text)
     result = Rendered(dot_path)
     program = shutil.which("dot")
     if program is None:
         result.note = f"Graphviz 'dot' not found: wrote the DOT file only; {INSTALL_GRAPHVIZ}"
         return result
-    if len(strategy.states) > max_states:
-        result.note = f"{len(strategy.states)} states > {max_states}: wrote the DOT file only"
+    if size > max_states:
+        result.note = f"{size} states > {max_states}: wrote the DOT file only"
         return result
     for fmt in formats:
         target = base.with_name(f"{base.name}.{fmt}")
@@ -158,3 +168,142 @@ def render(strategy: Strategy, base: str | Path, catalog: Catalog | None = None,
         result.pictures.append(target)
     return result
 
+
+#: FlexBE's autonomy levels, as its editor names them
+AUTONOMY = {0: "Off", 1: "Low", 2: "High", 3: "Full"}
+OUTCOME_FILL = {"finished": "#c8e6c9", "failed": "#f4a6a6", "aborted": "#f4a6a6"}
+
+
+def _html(text: object) -> str:
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def machine_to_dot(machine, title: str | None = None) -> str:
+    """The realized behavior's state machine as FlexBE's editor shows it: one box per state
+    (its name over its state class), an arrow per outcome labelled with the FlexBE outcome
+    (and its autonomy level where it is not Off), the container outcomes as round nodes, the
+    initial state marked by an entry arrow."""
+    lines = [f"digraph {_quote(machine.name)} {{", "  rankdir=TB; nodesep=0.5;",
+             '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", '
+             'fontname=Helvetica];', "  edge [fontname=Helvetica, fontsize=10];"]
+    if title:
+        lines.append(f"  label={_quote(title)}; labelloc=t;")
+    lines += ['  start [shape=point, width=0.15, label=""];',
+              f"  start -> {_quote(machine.initial)} [penwidth=2];"]
+    for state in machine.states:
+        label = (f'<<b>{_html(state.name)}</b><br/><font point-size="10">'
+                 f"{_html(state.interface_class)}</font>>")
+        lines.append(f"  {_quote(state.name)} [label={label}];")
+    for outcome in machine.outcomes:
+        fill = OUTCOME_FILL.get(outcome, "#e0e0e0")
+        lines.append(f'  {_quote("outcome:" + outcome)} [label={_quote(outcome)}, '
+                     f'shape=ellipse, fillcolor="{fill}"];')
+    targets = {s.name for s in machine.states}
+    for state in machine.states:
+        for flexbe, target in state.flexbe_transitions().items():
+            level = state.autonomy.get(flexbe, 0)
+            label = flexbe + (f" ({AUTONOMY.get(level, level)})" if level else "")
+            node = target if target in targets else "outcome:" + target
+            lines.append(f"  {_quote(state.name)} -> {_quote(node)} [label={_quote(label)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def counter_to_dot(counter: Mapping, core: list[Mapping], run: Mapping | None = None,
+                   view: ProtocolView | None = None, title: str | None = None) -> str:
+    """The environment's counter-strategy (its JSON, :func:`~bdi_supervisor.explain.
+    counterstrategy.to_json`) with the unrealizable core: a box listing the core's guarantees,
+    each state labelled with what the system does there and the guarantee the environment
+    keeps from holding (``blocks #k``, the core's number where it is in the core), deadlocks
+    (no safe answer left) filled red, and the counter-run's states and moves in bold red."""
+    states = list(counter.get("states") or [])
+    # the counter-strategy's rank names the liveness guarantee it blocks by its spec index
+    liveness = {c.get("index"): k for k, c in enumerate(core, 1)
+                if c.get("section") == "sys_liveness"}
+    on_run = _run_states(states, run)
+    lines = ['digraph "counter_strategy" {', "  rankdir=LR;",
+             '  node [shape=box, style="rounded,filled", fillcolor=white, fontname=Helvetica];',
+             "  edge [fontname=Helvetica, fontsize=10];"]
+    if title:
+        lines.append(f"  label={_quote(title)}; labelloc=t;")
+    rows = "".join(f'<tr><td align="left">#{k} {_html(c.get("description", ""))}</td></tr>'
+                   for k, c in enumerate(core, 1))
+    lines.append(f'  core [shape=plaintext, fillcolor="#fff8e1", label=<<table border="1" '
+                 f'cellborder="0"><tr><td><b>unrealizable core</b></td></tr>{rows}</table>>];')
+    for state in states:
+        doing = _counter_doing(state, view)
+        blocked = state.get("rank", [0, 0])[1]
+        label = f"{state['id']}: {doing}"
+        if not state.get("deadlock"):
+            label += f"\nblocks #{liveness[blocked]}" if blocked in liveness else ""
+        attrs = [f"label={_quote(label)}"]
+        if state.get("deadlock"):
+            attrs.append(f'fillcolor="{TRAP_FILL}"')
+        if state["id"] in on_run:
+            attrs.append(f'color="{PATH_COLOR}", penwidth=2.5')
+        if state.get("initial"):
+            lines.append(f'  start{state["id"]} [shape=point, label=""];')
+            lines.append(f'  start{state["id"]} -> c{state["id"]};')
+        lines.append(f"  c{state['id']} [{', '.join(attrs)}];")
+    for state in states:
+        for succ in state.get("successors") or []:
+            bold = state["id"] in on_run and succ in on_run
+            style = f' [color="{PATH_COLOR}", penwidth=2.5]' if bold else ""
+            lines.append(f"  c{state['id']} -> c{succ}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def render_counter(counter: Mapping, explanation: Mapping, base: str | Path,
+                   catalog: Catalog | None = None, encoding: str | None = None) -> Rendered:
+    """Picture the counter-strategy ``counter`` (its JSON) of ``explanation`` (an
+    ``explanation.json`` record: its core and counter-run) at ``base``; a catalog and the
+    spec's encoding name what the system does in each state."""
+    view = ProtocolView(catalog, encoding or "one-hot") if catalog is not None else None
+    name = explanation.get("mission") or explanation.get("spec") or ""
+    title = f"{name}: the environment's counter-strategy (red: no safe answer left)"
+    text = counter_to_dot(counter, list(explanation.get("core") or []),
+                          explanation.get("counter_run"), view, title)
+    return render_dot(text, base, len(counter.get("states") or []))
+
+
+def _counter_doing(state: Mapping, view: ProtocolView | None) -> str:
+    """What a counter-strategy state shows: the outcomes observed and what the system runs
+    (``deadlock: no safe answer`` where it has none)."""
+    inputs = state.get("inputs") or {}
+    outputs = state.get("outputs")
+    if view is not None:
+        seen = ", ".join(f"{o.capability or ''} {o.outcome}".strip()
+                         for o in view.observed(inputs)) or "-"
+    else:
+        seen = ", ".join(_true(inputs)) or "-"
+    there = ""
+    if view is not None:
+        from bdi_supervisor.audit.findings import holds
+
+        there = holds(inputs, outputs or {}, view)
+    there = f"\n{there}" if there else ""
+    if outputs is None:
+        return f"{seen} / deadlock: no safe answer{there}"
+    doing = (view.activated(outputs) + view.sm_outcomes_of(outputs) if view is not None
+             else _true(outputs, "_p"))
+    return f"{seen} / {', '.join(doing) or '-'}{there}"
+
+
+def _run_states(states: list[Mapping], run: Mapping | None) -> set[int]:
+    """The counter-strategy states the counter-run passes (same valuation and rank)."""
+    if not run:
+        return set()
+    index = {(_key(s.get("inputs")), _key(s.get("outputs")), tuple(s.get("rank") or ()))
+             : s["id"] for s in states}
+    found = set()
+    for step in run.get("steps") or []:
+        key = (_key(step.get("inputs")), _key(step.get("outputs")), tuple(step.get("rank") or ()))
+        if key in index:
+            found.add(index[key])
+    return found
+
+
+def _key(valuation: Mapping | None) -> tuple | None:
+    return None if valuation is None else tuple(sorted(valuation.items()))

@@ -39,7 +39,8 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.epilog = examples(
         'bdi-supervisor explain two_rivers_goat_stays        # exit 1: unrealizable',
-        'bdi-supervisor explain two_rivers_goat_stays --json')
+        'bdi-supervisor explain two_rivers_goat_stays --json',
+        'bdi-supervisor explain two_rivers_goat_stays --draw goat_stays  # goat_stays.svg')
     parser.add_argument("target", metavar="MISSION|SPEC",
                         help="mission file or shipped mission name, or a .structuredslugs / "
                              ".slugsin spec")
@@ -50,6 +51,9 @@ def register(subparsers) -> None:
     parser.add_argument("--slugs-counter-strategy", metavar="FILE",
                         help="write the explicit counter-strategy in slugs' --counterStrategy "
                              "text format")
+    parser.add_argument("--draw", metavar="BASE",
+                        help="picture the counter-strategy with the core: BASE.dot and, with "
+                             "Graphviz, BASE.svg and BASE.png")
     parser.add_argument("--no-assumptions", action="store_true",
                         help="skip the analysis of the assumptions the core relies on")
     parser.add_argument("--assumption-checks", type=int, default=None, metavar="N",
@@ -107,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    drawn = [(f"--draw ({ext})", f"{args.draw}.{ext}") for ext in ("dot", "svg", "png")
+             ] if args.draw else []
     return [("-o", args.output), ("--counter-strategy", args.counter_strategy),
-            ("--slugs-counter-strategy", args.slugs_counter_strategy)]
+            ("--slugs-counter-strategy", args.slugs_counter_strategy), *drawn]
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -153,3 +159,23 @@ def _write_files(args: argparse.Namespace, explanation, data: dict) -> None:
     if args.slugs_counter_strategy:
         write_text_atomic(args.slugs_counter_strategy,
                           counterstrategy.slugs_text(explanation.game, explanation.explicit))
+    if args.draw:
+        _draw(args, counterstrategy.to_json(explanation.game, explanation.explicit), data)
+
+
+def _draw(args: argparse.Namespace, counter: dict, data: dict) -> None:
+    """The counter-strategy's picture at ``--draw BASE`` (named in the mission's terms for a
+    mission); what was written on stderr."""
+    from bdi_supervisor import draw
+    from bdi_supervisor.limits import printable
+
+    catalog = None
+    if not args.target.endswith(SPEC_SUFFIXES):
+        from bdi_supervisor.mission import load_mission
+
+        catalog = load_mission(args.target).catalog
+    encoding = str(data.get("config") or "").rsplit("-", 1)[0] or None  # one-hot-SP: one-hot
+    drawn = draw.render_counter(counter, data, args.draw, catalog, encoding)
+    shown = ", ".join(str(p) for p in drawn.pictures) or str(drawn.dot)
+    print(printable(f"counter-strategy picture: {shown}" + (f" ({drawn.note})" if drawn.note
+                                                             else "")), file=sys.stderr)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from bdi_supervisor.common import ExitCode
@@ -24,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.epilog = examples(
         'bdi-supervisor synthesize coffee --out out',
         'bdi-supervisor realize out/coffee/one-hot-SP/reduced.json --mission coffee --out '
-        'out/coffee-flexbe')
+        'out/coffee-flexbe --draw')
     parser.add_argument("strategy", metavar="STRATEGY.json", help="strategy file (reduced.json)")
     parser.add_argument("--mission", required=True, metavar="MISSION",
                         help="mission (file or shipped name) whose catalog the strategy was "
@@ -38,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--sensor-default", action="store_true",
                         help="accept transitions that depend on sensor inputs by taking the "
                              "first branch (FlexBE outcomes cannot carry sensor values)")
+    parser.add_argument("--draw", action="store_true",
+                        help="also picture the behavior's state machine as FlexBE's editor "
+                             "shows it: DIR/behavior_machine.{dot,svg,png} (DOT only without "
+                             "Graphviz)")
     parser.add_argument("--json", action="store_true", help="print the realization record")
     parser.set_defaults(func=run)
 
@@ -57,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     mission = load_mission(args.mission)
     reduced = strategy_io.load(args.strategy)
     check_variables(reduced.variables, mission, args.strategy, "strategy", reduced.name)
-    check_output_dir(args.out, inside=("behavior",))  # never over an input just read
+    pictures = tuple(f"behavior_machine.{ext}" for ext in ("dot", "svg", "png"))
+    # never over an input just read
+    check_output_dir(args.out, inside=("behavior",), files=pictures if args.draw else ())
     result = realize_mission(
         reduced, mission, Path(args.out) / "behavior",
         **({"behavior": args.behavior} if args.behavior else {}),
@@ -66,6 +73,18 @@ def run(args: argparse.Namespace) -> int:
         source=args.strategy,
     )
     record = result.record()
+    if args.draw:
+        from bdi_supervisor import draw
+
+        machine = result.machine
+        drawn = draw.render_dot(draw.machine_to_dot(machine, f"{machine.name}: the FlexBE "
+                                                             "behavior"),
+                                Path(args.out) / "behavior_machine", len(machine.states))
+        record["pictures"] = [str(p) for p in drawn.pictures] or [str(drawn.dot)]
+        if drawn.note:
+            from bdi_supervisor.limits import printable
+
+            print(printable(f"--draw: {drawn.note}"), file=sys.stderr)
     if args.json:
         print(json.dumps(record, indent=1))
     else:
@@ -79,4 +98,6 @@ def run(args: argparse.Namespace) -> int:
         for state in m.states:
             wiring = ", ".join(f"{o}→{t}" for o, t in state.flexbe_transitions().items())
             print(f"  {state.name:>16}  {state.interface_class}  {wiring}")
+        for picture in record.get("pictures", []):
+            print(printable(f"picture: {picture}"))
     return ExitCode.OK

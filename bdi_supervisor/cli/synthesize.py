@@ -48,7 +48,9 @@ def register(subparsers) -> None:
     add_solver_arguments(parser)
     parser.add_argument("--draw", action="store_true",
                         help="also write strategy_raw.{dot,svg,png} and strategy_reduced.* "
-                             "(traps and counterexamples highlighted; DOT only without Graphviz)")
+                             "(traps and counterexamples highlighted), behavior_machine.* (the "
+                             "FlexBE behavior) or, unrealizable, counter_strategy.*; DOT only "
+                             "without Graphviz")
     parser.set_defaults(func=run)
 
 
@@ -56,10 +58,11 @@ def _draw_note(result, console) -> None:
     """Say what ``--draw`` wrote when Graphviz is missing (only DOT files)."""
     from bdi_supervisor import draw as drawing
 
-    audit = result.audit
-    if audit is None or shutil.which("dot") is not None:
+    if shutil.which("dot") is not None:
         return
-    files = [str(path) for key, path in audit.files.items() if key.startswith("picture")]
+    files = [name for stage in result.stages for name in stage.files if name.endswith(".dot")]
+    if not files:
+        return
     console.print(f"--draw: Graphviz's 'dot' is not installed, so only DOT files were written "
                   f"({', '.join(files)}); {drawing.INSTALL_GRAPHVIZ}", style="yellow")
 

@@ -266,8 +266,9 @@ def run(mission: Mission, *, overrides: dict | None = None, out_dir: str | Path 
 
 def output_files(mission: Mission) -> tuple[str, ...]:
     """The files a run writes in its folder (besides ``behavior/``)."""
-    pictures = [f"strategy_{kind}.{ext}" for kind in ("raw", "reduced")
-                for ext in ("dot", "svg", "png")]
+    from bdi_supervisor.pipeline.output import PICTURES
+
+    pictures = [f"{name}.{ext}" for name in PICTURES for ext in ("dot", "svg", "png")]
     return (f"{mission.name}.structuredslugs", f"{mission.name}.slugsin", "well_separation.json",
             "strategy.json", "explanation.json", "audit.json", "reduced.json",
             "audit_reduced.json", "summary.json",

@@ -3,8 +3,9 @@
 ``<out>/<mission>/<config>/`` holds, for the stages that ran: ``<mission>.structuredslugs`` and
 ``<mission>.slugsin`` (spec), ``well_separation.json``, ``strategy.json`` (realizable) or
 ``explanation.json`` (unrealizable), ``audit.json``, ``reduced.json`` and ``audit_reduced.json``
-(with ``--draw`` also ``strategy_raw.*`` and ``strategy_reduced.*``), the FlexBE package
-``behavior/``, and last ``summary.json``. Every file is written atomically (temporary file and
+(with ``--draw`` also ``strategy_raw.*`` and ``strategy_reduced.*``, ``counter_strategy.*`` of
+an unrealizable mission, ``behavior_machine.*``), the FlexBE package ``behavior/``, and last
+``summary.json``. Every file is written atomically (temporary file and
 rename; the behavior folder is swapped whole), and each stage's record lists its files.
 """
 
@@ -18,6 +19,8 @@ from bdi_supervisor.outpaths import write_text_atomic
 from bdi_supervisor.pipeline.chain import PipelineRun
 
 SUMMARY_FILE = "summary.json"
+#: the pictures ``--draw`` adds (``.dot``, and ``.svg``/``.png`` where Graphviz is installed)
+PICTURES = ("strategy_raw", "strategy_reduced", "counter_strategy", "behavior_machine")
 
 
 def _spec(run: PipelineRun, folder: Path) -> list[Path]:
@@ -46,8 +49,23 @@ def _synthesis(run: PipelineRun, folder: Path) -> list[Path]:
         strategy_io.save(run.synthesis.strategy, paths[-1])
     if run.explanation is not None:
         paths.append(folder / "explanation.json")
-        write_text_atomic(paths[-1], json.dumps(run.explanation.to_dict(), indent=1))
+        data = run.explanation.to_dict()
+        write_text_atomic(paths[-1], json.dumps(data, indent=1))
+        explained = run.explanation.explanation
+        if run.draw and explained.explicit is not None and explained.game is not None:
+            from bdi_supervisor import draw
+            from bdi_supervisor.explain import counterstrategy
+
+            counter = counterstrategy.to_json(explained.game, explained.explicit)
+            paths.append(_picture(draw.render_counter(
+                counter, data, folder / "counter_strategy", run.mission.catalog,
+                run.options.encoding)))
     return paths
+
+
+def _picture(rendered) -> Path:
+    """The picture :func:`~bdi_supervisor.draw.render_dot` wrote (its DOT file without dot)."""
+    return rendered.pictures[0] if rendered.pictures else rendered.dot
 
 
 def _audit(run: PipelineRun, folder: Path) -> list[Path]:
@@ -63,7 +81,14 @@ def _realize(run: PipelineRun, folder: Path) -> list[Path]:
     if run.realization is None:
         return []
     run.realization.path = write_package(run.realization.package, folder / "behavior")
-    return [run.realization.path]
+    if not run.draw:
+        return [run.realization.path]
+    from bdi_supervisor import draw
+
+    machine = run.realization.machine
+    picture = draw.render_dot(draw.machine_to_dot(machine, f"{machine.name}: the FlexBE behavior"),
+                              folder / "behavior_machine", len(machine.states))
+    return [run.realization.path, _picture(picture)]
 
 
 #: each stage's writer, by stage name; a stage without one writes nothing
@@ -105,7 +130,7 @@ def _remove_stale(run: PipelineRun, folder: Path) -> None:
     from bdi_supervisor.pipeline.chain import output_files
 
     written = {Path(f).name for record in run.stages for f in record.files}
-    drawn = {name.split(".")[0] for name in written if name.startswith("strategy_")}
+    drawn = {name.split(".")[0] for name in written if name.split(".")[0] in PICTURES}
     for name in (*output_files(run.mission), "behavior"):
         if name not in written and name != SUMMARY_FILE and name.split(".")[0] not in drawn:
             remove_stale(folder / name)
