@@ -209,9 +209,10 @@ class Backend:
             return ForcedAdapter(name, declared, policy)
         if kind == "log":
             inner: Adapter | None = LogAdapter()
-        elif kind == "operator":  # the operator answers: no random failure overrides them
+        elif kind == "operator":
             inner = OperatorAdapter(cap.flexbe_outcomes or {o: o for o in cap.outcomes}, self.ask)
-            policy = scripted_only(policy)
+            if self.ask is not None:  # a person answers: no random failure overrides them
+                policy = scripted_only(policy)
         else:
             inner = self.sim_adapter(kind, cap, entry)
         if inner is None:

@@ -224,9 +224,9 @@ class TimedOutput:
 
 
 def node_modules() -> dict[str, str]:
-    """Every ROS executable of setup.py's console scripts (the names without a ``-``: the nodes,
-    world nodes included) → the module whose ``main()`` it runs, for :func:`ament_prefix`."""
-    import re
+    """Every ROS executable (the nodes, world nodes included) → the module whose ``main()`` it
+    runs, for :func:`ament_prefix`: :data:`bdi_supervisor.ros.executables.NODES`, which
+    setup.py's console scripts of a ROS install name."""
+    from bdi_supervisor.ros.executables import NODES
 
-    text = (ROOT / "setup.py").read_text()
-    return dict(re.findall(r'"([a-z_]+) = ([a-z_.]+):main"', text))
+    return dict(NODES)
