@@ -17,6 +17,12 @@ included launch files, loaded here, the run folder and, with ``runner:=flexbe``,
 prefix onboard reads the realized behavior from, put first on onboard's ``AMENT_PREFIX_PATH``
 and ``PYTHONPATH``): a launch that cannot be set up starts no process at all.
 
+Each node of this package gets the launch's process id (``BDI_LAUNCH_PID``,
+:mod:`bdi_supervisor.ros.parent`) and ends by itself when the launch is gone, also where the
+launch could not stop it (killed, or an error that lost track of its processes); FlexBE
+onboard, started by its own launch file, starts through a wrapper of that module (its
+``launch-prefix``), which has the kernel stop it likewise (Linux).
+
 Any node's exit ends the launch and stops the other nodes (a node here runs for the whole
 launch): a non-zero exit makes the launch exit non-zero with a message naming the node and what
 its code means; a clean one (``exit_when_done``, after a run that reached its goal) shuts the
@@ -24,6 +30,7 @@ launch down with exit code 0. So does FlexBE onboard's exit, whatever its code, 
 runs (``runner:=flexbe``): the run cannot go on without it.
 """
 
+import shlex
 from functools import partial
 from pathlib import Path
 
@@ -36,6 +43,8 @@ from launch.actions import (
     IncludeLaunchDescription,
     OpaqueFunction,
     RegisterEventHandler,
+    SetEnvironmentVariable,
+    SetLaunchConfiguration,
     Shutdown,
 )
 from launch.event_handlers import OnProcessExit
@@ -44,7 +53,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from rclpy.logging import get_logging_directory
 
-from bdi_supervisor.ros import launch_plan
+from bdi_supervisor.ros import launch_plan, parent
 
 #: ``config/`` of the package: beside ``launch/`` both in the source tree and in
 #: ``share/bdi_supervisor`` (so a launch file run from a checkout uses that checkout's config)
@@ -79,11 +88,16 @@ def _include(include):
         str(launch_plan.find_include(include, _share(include.package))))
     source.try_get_launch_description_without_context()  # a broken file fails here, not later
     action = IncludeLaunchDescription(source, launch_arguments=include.arguments.items())
-    if not include.prepend:
-        return action
     paths = [AppendEnvironmentVariable(name, value, prepend=True)
              for name, value in include.prepend]
-    return GroupAction([*paths, action], scoped=True, forwarding=True)
+    watched = []
+    if include.launch_prefix:  # its processes end with this launch too (before a user's prefix)
+        watched = [SetEnvironmentVariable(name, value)
+                   for name, value in parent.launch_environment().items()]
+        watched.append(SetLaunchConfiguration("launch-prefix", [
+            shlex.quote(include.launch_prefix) + " ",
+            LaunchConfiguration("launch-prefix", default="")]))
+    return GroupAction([*paths, *watched, action], scoped=True, forwarding=True)
 
 
 def _actions(context):
@@ -107,7 +121,8 @@ def _actions(context):
     for spec in plan.nodes:
         node = Node(package=spec.package, executable=spec.executable, name=spec.name,
                     parameters=[*spec.parameter_files, spec.parameters],
-                    remappings=list(spec.remappings), output="screen")
+                    remappings=list(spec.remappings), output="screen",
+                    additional_env=parent.launch_environment())
         actions += [node, RegisterEventHandler(OnProcessExit(target_action=node,
                                                              on_exit=partial(_on_exit, spec)))]
     return actions

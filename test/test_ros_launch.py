@@ -203,9 +203,11 @@ def test_missions_resolve_by_name_or_path(missions):
 ALLOWED_IMPORTS = {"launch", "launch.actions", "launch.event_handlers", "rclpy.logging",
                    "launch.launch_description_sources", "launch.substitutions",
                    "launch_ros.actions", "ament_index_python.packages", "functools", "pathlib",
-                   "bdi_supervisor.ros"}
+                   "shlex", "bdi_supervisor.ros"}
 NODE_KEYWORDS = {"package", "executable", "name", "namespace", "parameters", "remappings",
-                 "arguments", "ros_arguments", "output", "exec_name"}
+                 "arguments", "ros_arguments", "output", "exec_name", "additional_env"}
+#: configurations of the launch service itself, which a launch file reads and sets undeclared
+LAUNCH_CONFIGURATIONS = {"launch-prefix"}
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +229,7 @@ def test_launch_file_declares_the_arguments(tree):
     assert {"mission", "runner", "use_sim_time", "output_dir", "exit_when_done"} <= declared
     used = {call.args[0].value for call in ast.walk(tree) if isinstance(call, ast.Call)
             and getattr(call.func, "id", None) == "LaunchConfiguration"}
-    assert used <= declared
+    assert used <= declared | LAUNCH_CONFIGURATIONS
 
 
 def test_launch_file_uses_only_existing_plan_names_and_node_keywords(tree):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from bdi_supervisor.common import EXIT_MEANINGS, ExitCode
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.realize.install import PrefixPaths, prepare_prefix
+from bdi_supervisor.ros.parent import write_wrapper
 from bdi_supervisor.runtime.flexbe_link import AUTONOMY
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ EXECUTABLES = ("synthesis_node", "supervisor_node", "monitor_node")
 ONBOARD = ("flexbe_onboard", "behavior_onboard.launch.py")
 #: the executable onboard's launch file starts (FlexBE 2.3, 3.0, 4.0)
 ONBOARD_EXECUTABLE = "start_behavior"
+#: the folder of the FlexBE prefix with the wrappers that end onboard with the launch
+WRAPPERS = "bin"
 #: folders of ``share/<package>`` searched for an included launch file, in order: ``launch/`` by
 #: ROS convention, then the share folder itself (where FlexBE 2.3 and 4.x install
 #: ``behavior_onboard.launch.py``)
@@ -79,6 +82,9 @@ class IncludeSpec:
     arguments: dict[str, str] = field(default_factory=dict)
     #: (variable, folder): put first on the included processes' path variables
     prepend: tuple[tuple[str, str], ...] = ()
+    #: an executable put before each of its processes (``launch-prefix``) that ends them with
+    #: the launch (:func:`bdi_supervisor.ros.parent.write_wrapper`, written by :func:`prepare`)
+    launch_prefix: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,14 +203,19 @@ def prepare(launch: LaunchPlan) -> None:
     :class:`~bdi_supervisor.errors.InputError`."""
     if launch.flexbe_prefix is not None:
         prepare_prefix(launch.flexbe_prefix)
+    for include in launch.includes:
+        if include.launch_prefix:
+            write_wrapper(Path(include.launch_prefix))
 
 
 def _onboard(use_sim_time: bool, prefix: Path) -> IncludeSpec:
     paths = PrefixPaths(prefix)
+    # named as onboard's executable, so that the launch's log labels its lines as before
+    wrapper = prefix / WRAPPERS / ONBOARD_EXECUTABLE
     return IncludeSpec(ONBOARD[0], ONBOARD[1],
                        {"use_sim_time": "true" if use_sim_time else "false"},
                        (("AMENT_PREFIX_PATH", str(paths.ament_prefix)),
-                        ("PYTHONPATH", str(paths.python_path))))
+                        ("PYTHONPATH", str(paths.python_path))), str(wrapper))
 
 
 def exit_meaning(code: int) -> str:

@@ -17,6 +17,11 @@ monitor's launch-time model check) runs inside :func:`interruptible`, where a si
 ``KeyboardInterrupt``; if that one is lost too, the recorded request still ends the process as
 soon as the work returns. A signal that arrives before :func:`run` (while Python imports rclpy,
 the first few tenths of a second) gets Python's default handling.
+
+A node that ``mission.launch.py`` started also ends when that launch is gone
+(:mod:`bdi_supervisor.ros.parent`): before ROS is initialized if it already is, else on the
+kernel's SIGTERM at the launch's exit (Linux) or at the spin loop's next turn, so that no node
+outlives a launch that was killed or lost track of it.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from rclpy.node import Node
 
 from bdi_supervisor.common import ExitCode
 from bdi_supervisor.errors import InputError
+from bdi_supervisor.ros.parent import LaunchParent, launch_parent
 
 STARTUP_ERRORS = (InputError, InvalidParameterTypeException, InvalidParameterValueException,
                   ParameterUninitializedException)
@@ -147,6 +153,16 @@ def run(factory: Callable[[Context], SuiteNode], name: str,
 
 def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str],
          threads: int = 1) -> int:
+    try:
+        parent = launch_parent()
+    except ValueError as error:
+        print(f"error: {name}: {error}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if parent is not None:
+        parent.arm()
+        if parent.gone():
+            get_logger(name).warning(f"{parent.describe()} is gone: not starting")
+            return ExitCode.OK
     context = Context()
     rclpy.init(args=args, context=context)
     try:
@@ -160,23 +176,27 @@ def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str],
         get_logger(name).info(f"stopped while starting up ({why})")
         context.try_shutdown()
         return ExitCode.OK
-    return spin(node, context, threads)
+    return spin(node, context, threads, parent)
 
 
-def spin(node: SuiteNode, context: Context, threads: int = 1) -> int:
-    """Spin ``node`` alone until it finishes, a stop is requested or the context shuts down;
-    clean up; return the exit code."""
+def spin(node: SuiteNode, context: Context, threads: int = 1,
+         parent: LaunchParent | None = None) -> int:
+    """Spin ``node`` alone until it finishes, a stop is requested, the context shuts down or
+    ``parent`` (the launch that started it) is gone; clean up; return the exit code."""
     executor = (SingleThreadedExecutor(context=context) if threads <= 1 else
                 MultiThreadedExecutor(num_threads=threads, context=context))
     executor.add_node(node)
     try:
-        while context.ok() and node.exit_code is None and not STOP.requested:
+        while (context.ok() and node.exit_code is None and not STOP.requested
+               and not (parent is not None and parent.gone())):
             executor.spin_once(timeout_sec=POLL_SECONDS)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass  # an interruptible callback was stopped, or the context was shut down
     finally:
         code = node.exit_code
-        if STOP.requested:
+        if parent is not None and parent.gone():
+            node.get_logger().warning(f"{parent.describe()} is gone: stopping")
+        elif STOP.requested:
             node.get_logger().info(f"stopping on {signal.Signals(STOP.signal).name}")
         if threads > 1:
             # rclpy's MultiThreadedExecutor.shutdown destroys its guard condition without
