@@ -425,3 +425,24 @@ def test_synthesize_writes_explanation(tmp_path):
     assert main(["synthesize", "two_rivers_goat_stays", "--out", str(tmp_path), "--quiet"]) == 1
     path = tmp_path / "two_rivers_goat_stays" / "one-hot-SP" / "explanation.json"
     assert json.loads(path.read_text())["status"] == "UNREALIZABLE"
+
+
+def test_assumptions_are_named_each_once_with_the_line_of_their_rule(capsys):
+    """The goat-stays core relies on the four postconditions of ``move``: each is named with
+    the line of its own entry in the catalog (found here by its text), none twice."""
+    from support.paths import CATALOGS
+
+    from bdi_supervisor.cli.explanation_view import where
+    from bdi_supervisor.cli.main import main
+
+    assert main(["explain", "two_rivers_goat_stays"]) == 1
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("  without #4"))
+    items = line.split(": ", 1)[1].split("; ")
+    assert len(items) == len(set(items)) == 4
+    catalog = (CATALOGS / "two_rivers.yaml").read_text().splitlines()
+    for k, formula in enumerate(["farmer' != farmer", "(wolf' != wolf) <-> item = 1",
+                                 "(goat' != goat) <-> item = 2", "(corn' != corn) <-> item = 3"]):
+        number = next(n for n, text in enumerate(catalog, 1) if formula in text)
+        place = where(str(CATALOGS / "two_rivers.yaml"), number)
+        assert items[k] == (f"postcondition of capability 'move' on completed #{k + 1} "
+                            f"({place})"), items[k]

@@ -69,8 +69,7 @@ def print_explanation(data: dict, console: Console | None = None, *,
         quiet = [f"#{labels.get(key, key)}" for key, items in needs.items() if not items]
         for key, items in needs.items():
             if items:
-                names = "; ".join(escape(_assumption(i)) for i in items)
-                console.print(f"  without #{labels.get(key, key)}: {names}")
+                console.print(f"  without #{labels.get(key, key)}: {_assumptions(items)}")
         if quiet:
             console.print(f"  without {', '.join(quiet)}: no assumption needed")
     if data.get("assumptions_complete") is False:
@@ -111,11 +110,17 @@ def _numbers(numbers: list[int]) -> str:
 
 
 def _assumption(item: dict) -> str:
-    """An assumption as a reader finds it: what it is, and for a hand-written spec its formula
-    and line."""
+    """An assumption as a reader finds it: what it is, and where (for a hand-written spec its
+    formula and line)."""
     if item.get("kind") == "spec":
         return f"{item['formula']} (line {item['line']})" if item.get("line") else item["formula"]
-    return item["description"]
+    place = where(item.get("file"), item.get("line")) if item.get("line") else ""
+    return item["description"] + (f" ({place})" if place else "")
+
+
+def _assumptions(items: list[dict]) -> str:
+    """Assumptions joined by ``; ``, each once."""
+    return "; ".join(escape(text) for text in dict.fromkeys(_assumption(i) for i in items))
 
 
 def _short(text: str, limit: int = FORMULA_CHARS) -> str:
@@ -123,8 +128,7 @@ def _short(text: str, limit: int = FORMULA_CHARS) -> str:
 
 
 def _assumption_lines(console: Console, title: str, items: list[dict]) -> None:
-    console.print(f"[bold]{title}[/]: " + (
-        "; ".join(escape(_assumption(i)) for i in items) or "none"))
+    console.print(f"[bold]{title}[/]: " + (_assumptions(items) or "none"))
 
 
 def _print_counter_run(console: Console, data: dict, run: dict, timeline) -> None:

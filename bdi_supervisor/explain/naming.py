@@ -108,19 +108,25 @@ class Namer:
         cap = repr(origin.capability) if origin.capability else "?"
         description = (template.format(cap=cap, key=repr(origin.key)) if template
                        else f"{origin.rule or origin.source} ({word})")
+        if origin.rule == "postcondition" and origin.key and origin.index is not None:
+            description += f" on {origin.key} #{origin.index + 1}"
         kind = {"request": "request", "pending": "pending", "liveness": "liveness",
                 "encoding": "encoding"}.get(origin.source, "capability")
         if origin.file or origin.line:
             return Named(section, index, kind, description, formula, origin.label(),
                          origin.file, origin.line)
-        file, line = self._catalog_line(origin.capability, origin.rule)
+        file, line = self._catalog_line(origin)
         return Named(section, index, kind, description, formula, origin.label(), file, line)
 
-    def _catalog_line(self, capability: str | None, rule: str) -> tuple[str | None, int | None]:
+    def _catalog_line(self, origin) -> tuple[str | None, int | None]:
+        """The catalog's file and the line of the rule (of its list entry where known)."""
+        capability = origin.capability
         if capability is None or self.catalog is None:
             return (self.catalog_file if capability else None), None
         path: tuple = ("capabilities", capability)
-        key = _CATALOG_KEYS.get(rule)
+        key = _CATALOG_KEYS.get(origin.rule)
         if key is not None:
             path = (*path, key)
+            if origin.rule == "postcondition" and origin.key and origin.index is not None:
+                path = (*path, origin.key, origin.index)
         return self.catalog_file, self.catalog.line(path)

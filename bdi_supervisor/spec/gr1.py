@@ -73,6 +73,8 @@ class Origin:
     key: str | None = None
     file: str | None = None
     line: int | None = None
+    #: the rule's position in its catalog list (a postcondition's, under ``key``: its outcome)
+    index: int | None = None
 
     def label(self) -> str:
         """Short human-readable tag, e.g. ``bd:exactly-one-outcome`` or

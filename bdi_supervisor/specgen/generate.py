@@ -302,11 +302,11 @@ def _transition_module(b: _Builder) -> None:
         capability = catalog.capabilities[cap]
         for outcome in capability.outcomes:
             lhs = _outcome(catalog, cap, outcome)
-            for formula in capability.postconditions.get(outcome, ()):
+            for k, formula in enumerate(capability.postconditions.get(outcome, ())):
                 post = b.next_condition(formula)
                 side = b.owner_of(post)
                 b.add(f"{side}_safety", Implies(lhs, post),
-                      Origin("capability", "postcondition", cap))
+                      Origin("capability", "postcondition", cap, key=outcome, index=k))
                 for var in variables(post):
                     if var.primed and var.name in b.vars:
                         _add_setter(setters, var.name, lhs)
