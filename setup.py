@@ -27,7 +27,9 @@ COMMANDS = [
 NODES = [f"{name} = bdi_supervisor.ros.executables:{name}" for name in (
     "synthesis_node", "supervisor_node", "monitor_node", "drone_node",
     # the small domains' world nodes (their FlexBE states talk to them: runner:=flexbe)
-    "two_rivers_world", "beer_robot_world")]
+    "two_rivers_world", "beer_robot_world",
+    # the PyRoboSim world node (the logistics missions' FlexBE states act on its world)
+    "pyrobosim_world")]
 
 setup(
     name=PACKAGE,

@@ -188,6 +188,20 @@ def test_package_xml_parses_with_catkin_pkg_and_exports_behaviors(tmp_path):
     assert (result.path / "resource" / result.package.names.package).exists()
 
 
+def test_the_project_states_depend_on_the_ros_package_that_installs_them(tmp_path):
+    """``bdi_flexbe_states`` is a Python package of the ``bdi_supervisor`` ROS package: the
+    behavior's ``exec_depend`` names the ROS package (rosdep knows no ``bdi_flexbe_states``)."""
+    from support.supervisors import prepared
+
+    mission, prep = prepared("logistics_p1")
+    result = realize(prep.reduced, mission.catalog, behavior="Logistics", out_dir=tmp_path / "b")
+    depends = {d.name for d in parse_package(str(result.path)).exec_depends}
+    assert depends == {"flexbe_core", "flexbe_states", "bdi_supervisor"}
+    module = (result.path / result.package.names.package_path.replace(".", "/")).with_suffix(
+        ".py").read_text()
+    assert "from bdi_flexbe_states.pyrobosim.pick_state import PickState" in module
+
+
 @pytest.mark.parametrize("email", ["a@b.c", "no-at-sign", "x@y", "a b@c.de"])
 def test_invalid_maintainer_email_is_rejected(email):
     with pytest.raises(InputError, match="e-mail"):

@@ -45,7 +45,7 @@ def test_missions_command_one_line_per_mission(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 + len(names("missions"))
     row = next(line for line in lines if line.startswith("logistics_p0 "))
-    assert row.split()[1:5] == ["enumerated-S", "pyrobosim", "sim", "flexbe_states,"]
+    assert row.split()[1:5] == ["enumerated-S", "pyrobosim", "sim", "bdi_flexbe_states,"]
     assert "None" not in "\n".join(lines)
 
 

@@ -107,7 +107,7 @@ RUNTIME_PACKAGES = frozenset({
     "flexbe_widget", "flexbe_msgs", "flexbe_testing", "flexbe_behavior_engine", "rclpy",
     "rcl_interfaces", "rclpy_message_converter", "ament_index_python", "launch", "launch_ros",
     "std_msgs", "builtin_interfaces", "action_msgs", "setuptools", "pkg_resources", "pip",
-    "wheel", "yaml", "bdi_supervisor", "bdi_monitor"})
+    "wheel", "yaml", "bdi_supervisor", "bdi_monitor", "bdi_flexbe_states"})
 
 
 def check_package_name(package: str, imported: Iterable[str] = (), key: str = "package") -> str:

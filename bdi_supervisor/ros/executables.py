@@ -21,6 +21,7 @@ NODES = {
     "drone_node": "bdi_supervisor.domains.quadcopter.ros.drone_node",
     "two_rivers_world": "bdi_supervisor.domains.two_rivers.ros.world_node",
     "beer_robot_world": "bdi_supervisor.domains.beer_robot.ros.world_node",
+    "pyrobosim_world": "bdi_supervisor.domains.pyrobosim.ros.world_node",
 }
 #: where a ROS 2 installation is described
 HOW = ("source a ROS 2 Jazzy installation (docs/ros2.md); without ROS 2, use the command lines "
@@ -64,3 +65,7 @@ def two_rivers_world() -> int:
 
 def beer_robot_world() -> int:
     return start("beer_robot_world")
+
+
+def pyrobosim_world() -> int:
+    return start("pyrobosim_world")

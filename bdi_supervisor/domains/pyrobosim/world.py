@@ -48,6 +48,12 @@ class SimWorld:
                              if e.is_locked),
         }
 
+    def after_door(self, result: Any) -> None:
+        """After a successful open/close of a hallway, rebuild the path planner's occupancy grid
+        (A* keeps the grid it built at start-up and would plan through a closed door)."""
+        if result.is_success() and type(self.robot.location).__name__ == "Hallway":
+            self.robot.reset_path_planner()
+
     def object_parent(self, name: str) -> str | None:
         obj = self.world.get_object_by_name(name)
         if obj is None:

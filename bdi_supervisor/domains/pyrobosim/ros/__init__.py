@@ -1,0 +1,2 @@
+"""The PyRoboSim domain's ROS nodes: the world node that serves a mission's world to FlexBE
+(``runner:=flexbe``)."""

@@ -1,0 +1,215 @@
+"""The PyRoboSim missions under the real FlexBE engine, against the world node on real rclpy.
+
+The world node (``bdi_supervisor.domains.pyrobosim.ros.world_node``) runs as its own process and
+serves the mission's world with its seeded failures; the behavior the synthesis node realizes for
+the mission is imported and run in this process the way ``flexbe_onboard`` runs it (as
+test_realize_flexbe_runtime.py does), its states being the catalog's: the project's
+``bdi_flexbe_states.pyrobosim`` states.
+
+The oracle is the embedded executor's run of the same mission (same seed): the world must serve
+exactly the actions the embedded run performed, with the same statuses and the same injected
+failures, FlexBE must log one ``log_failed`` per failure (the recoveries) and end with the same
+container outcome. Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and
+pyrobosim_ros (../shared/ros-stack and its domains/) and PyRoboSim.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.ros, pytest.mark.simulation]
+for _module, _why in (("rclpy", "real rclpy not installed (pip install -e '.[ros]')"),
+                      ("flexbe_core", "FlexBE not installed (source ../shared/ros-stack/env.sh)"),
+                      ("flexbe_states.log_state", "FlexBE's stock states not installed"),
+                      ("pyrobosim", "PyRoboSim not installed (pip install -e '.[sim]')"),
+                      ("pyrobosim_ros.ros_interface", "pyrobosim_ros not installed (source "
+                                                      "../shared/ros-stack/domains/env.sh)")):
+    pytest.importorskip(_module, reason=_why)
+
+import rclpy  # noqa: E402
+from flexbe_core.core import PreemptableState  # noqa: E402
+from flexbe_core.proxy import ProxyActionClient, shutdown_proxies  # noqa: E402
+from flexbe_msgs.msg import BehaviorLog  # noqa: E402
+from pyrobosim_msgs.action import ExecuteTaskAction  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from support.paths import CATALOGS, MISSIONS  # noqa: E402
+from support.ros_helpers import next_domain, start_node, stop  # noqa: E402
+from support.supervisors import prepared  # noqa: E402
+
+from bdi_supervisor.ros.synthesis_node import run_pipeline  # noqa: E402
+from bdi_supervisor.runtime.session import RunOptions, run_supervisor  # noqa: E402
+
+WORLD_NODE = "bdi_supervisor.domains.pyrobosim.ros.world_node"
+FAILED_TEXT = "The last action failed: trying again"  # the catalogs' log_failed
+SELECT_TEXT = "Choosing the next item to deliver"  # their select
+
+
+def embedded_actions(name: str) -> tuple:
+    """The embedded run of mission ``name`` and the PyRoboSim actions it ran (action, target,
+    status, injected)."""
+    mission, prep = prepared(name)
+    result = run_supervisor(mission, prep.machine, prep.reduced, options=RunOptions())
+    actions = []
+    for step in result.steps:
+        detail = step.outcome.detail or {}
+        if "action" in detail:
+            target = step.parameters.get("target_location") or step.parameters.get("object", "")
+            actions.append((detail["action"], str(target), detail["status"], step.outcome.forced))
+    return result, actions
+
+
+def forget_shut_down_action_clients() -> None:
+    """FlexBE's ``shutdown_proxies`` leaves ``None`` for each action client it destroyed, and
+    setting up a client for that topic again then fails (onboard never shuts its proxies down
+    between behaviors); drop those entries so the next behavior in this process can set it up."""
+    clients = ProxyActionClient._clients
+    for topic in [topic for topic, entry in clients.items() if entry is None]:
+        del clients[topic]
+
+
+@pytest.fixture
+def node():
+    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard has it."""
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    os.environ["ROS_DOMAIN_ID"] = str(next_domain())
+    forget_shut_down_action_clients()
+    rclpy.init()
+    ros_node = rclpy.create_node("bdi_pyrobosim_flexbe_test")
+    executor = SingleThreadedExecutor()
+    executor.add_node(ros_node)
+    try:
+        yield ros_node, executor
+    finally:
+        shutdown_proxies()
+        forget_shut_down_action_clients()
+        for _ in range(20):
+            executor.spin_once(timeout_sec=0.001)
+        executor.remove_node(ros_node)
+        executor.shutdown()
+        ros_node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def start_world(name: str, log: Path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return start_node(WORLD_NODE, ["-p", f"mission:={name}", "-p", f"action_log:={log}"], env)
+
+
+def wait_for_world(ros_node, executor, timeout: float = 60.0) -> bool:
+    client = ActionClient(ros_node, ExecuteTaskAction, "/execute_action")
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if client.server_is_ready():
+                return True
+            executor.spin_once(timeout_sec=0.1)
+        return False
+    finally:
+        client.destroy()
+
+
+def load_behavior(folder: Path, record: dict):
+    """The realized behavior class, imported from the run folder."""
+    package = folder / "behavior"
+    sys.path.insert(0, str(package))
+    importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(record["behavior"]["module"])
+    finally:
+        sys.path.remove(str(package))
+    return getattr(module, record["behavior"]["class"])
+
+
+def run_behavior(behavior, executor, timeout: float) -> tuple[list, float]:
+    behavior.set_up(beh_id=0, autonomy_level=255, debug=False)
+    behavior.prepare_for_execution({})
+    behavior.confirm()
+    outcome: list = []
+    start = time.monotonic()
+    worker = threading.Thread(target=lambda: outcome.append(behavior.execute()), daemon=True)
+    worker.start()
+    deadline = start + timeout
+    while worker.is_alive() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    if worker.is_alive():
+        behavior.preempt()
+        worker.join(5.0)
+    PreemptableState.preempt = False
+    return outcome, time.monotonic() - start
+
+
+@pytest.mark.parametrize("name", ["logistics_p0", "logistics_p0_faults", "logistics_p1",
+                                  "logistics_p1_faults"])
+def test_flexbe_runs_the_mission_as_the_embedded_executor(name, node, tmp_path):
+    ros_node, executor = node
+    embedded, expected = embedded_actions(name)
+    record = run_pipeline(MISSIONS / f"{name}.yaml", tmp_path / "run")
+    assert record["audit"] == "PASS" and record["behavior"], record
+    logs: list[str] = []
+    listener = ros_node.create_subscription(BehaviorLog, "flexbe/log",
+                                            lambda m: logs.append(m.text), 100)
+    world = start_world(name, tmp_path / "actions.jsonl")
+    try:
+        assert wait_for_world(ros_node, executor), "the world node did not serve /execute_action"
+        behavior = load_behavior(tmp_path / "run", record)(ros_node)
+        outcome, seconds = run_behavior(behavior, executor, timeout=120.0)
+        for _ in range(20):
+            executor.spin_once(timeout_sec=0.01)
+    finally:
+        ros_node.destroy_subscription(listener)
+        code, output = stop(world)
+    served = [json.loads(line) for line in (tmp_path / "actions.jsonl").read_text().splitlines()]
+    got = [(a["action"], a["target"], a["status"], a["injected"] is not None) for a in served]
+    assert code == 0, output
+    assert embedded.status == "goal_reached" and outcome == [embedded.sm_outcome], output[-3000:]
+    assert got == expected
+    failures = [a for a in served if a["status"] != "SUCCESS"]
+    assert all(a["injected"] for a in failures)
+    assert bool(failures) == name.endswith("_faults")
+    # each failure led to log_failed and a retry, as in the embedded run
+    assert logs.count(FAILED_TEXT) == len(failures) == len(embedded.recoveries())
+    steps = len(served) + logs.count(FAILED_TEXT) + logs.count(SELECT_TEXT)
+    assert steps == len(embedded.steps)
+    print(f"{name}: {outcome[0]}, {steps} steps, {len(failures)} failures injected and "
+          f"recovered, {seconds:.1f} s")
+
+
+@pytest.mark.parametrize("catalog", ["logistics_p0", "logistics_p1"])
+def test_the_catalog_states_take_its_parameters_and_have_its_outcomes(catalog, node):
+    """Every non-stock state of the catalog is built with the capability's parameters (the
+    realized behavior passes exactly those) and has the capability's FlexBE outcomes, in order
+    (FlexBE 4.x reports outcomes by index)."""
+    from bdi_supervisor.catalog.interfaces import resolve_interface, stock_state
+    from bdi_supervisor.catalog.loader import load_catalog
+
+    try:  # as a behavior does: FlexBE 3.x and 4.x, else 2.x's name
+        from flexbe_core import initialize_flexbe_core
+    except ImportError:
+        from flexbe_core import set_node as initialize_flexbe_core
+    initialize_flexbe_core(node[0])
+    loaded = load_catalog(CATALOGS / f"{catalog}.yaml")
+    checked = set()
+    for cap in loaded.capabilities.values():
+        if stock_state(cap.interface) is not None:
+            continue
+        module, cls = resolve_interface(cap.interface)
+        state_class = getattr(importlib.import_module(module), cls)
+        arguments = {p.name: "x" if p.variable else p.value for p in cap.parameters}
+        signature = inspect.signature(state_class.__init__)
+        required = {n for n, p in list(signature.parameters.items())[1:]
+                    if p.default is inspect.Parameter.empty}
+        assert required <= set(arguments) <= set(signature.parameters), cap.name
+        state = state_class(**arguments)
+        assert list(state.outcomes) == list(cap.flexbe_outcomes), cap.name
+        checked.add(cap.interface)
+    assert len(checked) == (4 if catalog == "logistics_p1" else 3), checked
