@@ -6,10 +6,11 @@ the mission is imported and run in this process the way ``flexbe_onboard`` runs 
 test_realize_flexbe_runtime.py does), its states being the catalog's: the project's
 ``bdi_flexbe_states.pyrobosim`` states.
 
-The oracle is the embedded executor's run of the same mission (same seed): the world must serve
-exactly the actions the embedded run performed, with the same statuses and the same injected
-failures, FlexBE must log one ``log_failed`` per failure (the recoveries) and end with the same
-container outcome. Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and
+The ``_faults`` missions exercise every state and every kind of seeded failure (all four run
+under the launch in test_ros_flexbe_missions.py). The oracle is the embedded executor's run of
+the same mission (same seed): the world must serve exactly the actions the embedded run
+performed, with the same statuses and the same injected failures, FlexBE must log one
+``log_failed`` per failure (the recoveries) and end with the same container outcome. Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and
 pyrobosim_ros (../shared/ros-stack and its domains/) and PyRoboSim.
 """
 
@@ -100,6 +101,16 @@ def node():
         rclpy.try_shutdown()
 
 
+def initialize_flexbe(ros_node) -> None:
+    """flexbe_core on ``ros_node``, as a behavior's constructor does it (FlexBE 3.x and 4.x,
+    else 2.x's name)."""
+    try:
+        from flexbe_core import initialize_flexbe_core
+    except ImportError:
+        from flexbe_core import set_node as initialize_flexbe_core
+    initialize_flexbe_core(ros_node)
+
+
 def start_world(name: str, log: Path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return start_node(WORLD_NODE, ["-p", f"mission:={name}", "-p", f"action_log:={log}"], env)
@@ -148,8 +159,7 @@ def run_behavior(behavior, executor, timeout: float) -> tuple[list, float]:
     return outcome, time.monotonic() - start
 
 
-@pytest.mark.parametrize("name", ["logistics_p0", "logistics_p0_faults", "logistics_p1",
-                                  "logistics_p1_faults"])
+@pytest.mark.parametrize("name", ["logistics_p0_faults", "logistics_p1_faults"])
 def test_flexbe_runs_the_mission_as_the_embedded_executor(name, node, tmp_path):
     ros_node, executor = node
     embedded, expected = embedded_actions(name)
@@ -175,7 +185,7 @@ def test_flexbe_runs_the_mission_as_the_embedded_executor(name, node, tmp_path):
     assert got == expected
     failures = [a for a in served if a["status"] != "SUCCESS"]
     assert all(a["injected"] for a in failures)
-    assert bool(failures) == name.endswith("_faults")
+    assert failures
     # each failure led to log_failed and a retry, as in the embedded run
     assert logs.count(FAILED_TEXT) == len(failures) == len(embedded.recoveries())
     steps = len(served) + logs.count(FAILED_TEXT) + logs.count(SELECT_TEXT)
@@ -192,11 +202,7 @@ def test_the_catalog_states_take_its_parameters_and_have_its_outcomes(catalog, n
     from bdi_supervisor.catalog.interfaces import resolve_interface, stock_state
     from bdi_supervisor.catalog.loader import load_catalog
 
-    try:  # as a behavior does: FlexBE 3.x and 4.x, else 2.x's name
-        from flexbe_core import initialize_flexbe_core
-    except ImportError:
-        from flexbe_core import set_node as initialize_flexbe_core
-    initialize_flexbe_core(node[0])
+    initialize_flexbe(node[0])
     loaded = load_catalog(CATALOGS / f"{catalog}.yaml")
     checked = set()
     for cap in loaded.capabilities.values():
@@ -213,3 +219,81 @@ def test_the_catalog_states_take_its_parameters_and_have_its_outcomes(catalog, n
         assert list(state.outcomes) == list(cap.flexbe_outcomes), cap.name
         checked.add(cap.interface)
     assert len(checked) == (4 if catalog == "logistics_p1" else 3), checked
+
+
+def _poll(task, executor, limit: float = 10.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        outcome = task.outcome()
+        if outcome is not None:
+            return outcome
+        executor.spin_once(timeout_sec=0.02)
+    return None
+
+
+def _world_stub(ros_node, topic: str, status: int | None):
+    """An ExecuteTaskAction server answering every goal with ``status`` (``None``: rejecting
+    every goal, so no result ever comes)."""
+    from rclpy.action import ActionServer, GoalResponse
+
+    def execute(goal_handle):
+        goal_handle.succeed()
+        result = ExecuteTaskAction.Result()
+        result.execution_result.status = status
+        return result
+
+    return ActionServer(ros_node, ExecuteTaskAction, topic, execute_callback=execute,
+                        goal_callback=lambda goal: (GoalResponse.REJECT if status is None
+                                                    else GoalResponse.ACCEPT))
+
+
+#: what the navigate state reports per ExecutionResult status (the catalog's five outcomes)
+NAVIGATE_BY_STATUS = {0: "done", 1: "planning_failed", 2: "planning_failed", 3: "motion_failed",
+                      4: "motion_failed", 5: "motion_failed", 6: "canceled", -1: "motion_failed"}
+
+
+@pytest.mark.parametrize("status", sorted(NAVIGATE_BY_STATUS))
+def test_every_status_of_the_world_is_an_outcome(status, node):
+    """Each PyRoboSim status becomes the navigate state's outcome (the workshop's state raises
+    TypeError on EXECUTION_FAILURE and CANCELED) and done/failed for the other actions."""
+    from bdi_flexbe_states.pyrobosim.execute_task import ExecuteTask
+
+    ros_node, executor = node
+    initialize_flexbe(ros_node)
+    topic = f"/world_stub_{status + 1}"
+    server = _world_stub(ros_node, topic, status)
+    try:
+        for action, expected in (("navigate", NAVIGATE_BY_STATUS[status]),
+                                 ("pick", "done" if status == 0 else "failed")):
+            task = ExecuteTask(action, robot_name="robot", action_topic=topic,
+                               server_timeout=10.0, timeout=0.0, timeout_outcome="timeout",
+                               unsent_outcome="unsent")
+            task.send(ros_node, object="bread0")
+            assert _poll(task, executor) == expected, action
+    finally:
+        server.destroy()
+
+
+def test_no_server_and_no_result_end_in_their_outcomes(node):
+    from bdi_flexbe_states.pyrobosim.execute_task import ExecuteTask
+
+    ros_node, executor = node
+    initialize_flexbe(ros_node)
+    absent = ExecuteTask("navigate", robot_name="robot", action_topic="/no_world_here",
+                         server_timeout=0.5, timeout=0.0, timeout_outcome="timeout",
+                         unsent_outcome="planning_failed")
+    start = time.monotonic()
+    absent.send(ros_node, target_location="table")
+    assert _poll(absent, executor) == "planning_failed"
+    assert 0.5 <= time.monotonic() - start < 5.0
+    server = _world_stub(ros_node, "/rejecting_world", None)
+    try:
+        silent = ExecuteTask("pick", robot_name="robot", action_topic="/rejecting_world",
+                             server_timeout=10.0, timeout=0.5, timeout_outcome="failed",
+                             unsent_outcome="failed")
+        silent.send(ros_node, object="bread0")
+        assert _poll(silent, executor) == "failed"
+        silent.cancel()  # nothing runs: canceling is harmless
+        executor.spin_once(timeout_sec=0.05)
+    finally:
+        server.destroy()

@@ -1,4 +1,4 @@
-"""The PyRoboSim world node (``pyrobosim_world_node``) on real rclpy: it serves the mission's
+"""The PyRoboSim world node (``pyrobosim_world``) on real rclpy: it serves the mission's
 world on ``/execute_action`` with the mission's seeded failures, logs each action, ends with 0 on
 SIGINT, and refuses a bad start with one ``error:`` line and exit 2.
 

@@ -75,6 +75,8 @@ MISSIONS = ROOT / "config" / "missions"
 MODULES = node_modules()
 #: the domains whose world nodes log each request they serve (:func:`served`)
 SERVING_WORLDS = ("two_rivers", "beer_robot")
+#: what the PyRoboSim missions' world node and states import
+PYROBOSIM = ("pyrobosim", "pyrobosim_ros", "pyrobosim_msgs")
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,8 @@ class FlexbeCase:
 
 
 #: the shipped missions that use FlexBE's stock states only, the unrealizable ones, and those
-#: of the domains whose states and world nodes this project has
+#: of the domains whose states and world nodes this project has (PyRoboSim: seeded failures
+#: made physical in the world node)
 CASES = [
     FlexbeCase("coffee"),
     FlexbeCase("coffee_extended"),
@@ -114,6 +117,10 @@ CASES = [
     # the beer robot's cases are test_the_monitor_judges_a_flexbe_run_as_the_embedded_run's
     FlexbeCase("two_rivers"),
     FlexbeCase("two_rivers", force="move=failure move#5=failure"),
+    FlexbeCase("logistics_p0", needs=PYROBOSIM),
+    FlexbeCase("logistics_p0_faults", needs=PYROBOSIM),
+    FlexbeCase("logistics_p1", needs=PYROBOSIM),
+    FlexbeCase("logistics_p1_faults", needs=PYROBOSIM),
 ]
 
 

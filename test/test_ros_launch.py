@@ -96,6 +96,25 @@ def test_flexbe_runs_start_the_world_their_states_talk_to(mission, world, tmp_pa
     assert not [n for n in embedded.nodes if n.executable.endswith("_world")]
 
 
+def test_a_flexbe_run_of_a_pyrobosim_mission_starts_its_world_node(tmp_path):
+    """The world the embedded runner opens itself is served by a node under FlexBE: the
+    catalog's states and the mission's simulator pick it (logistics: PyRoboSim; coffee: none)."""
+    mission = ROOT / "config" / "missions" / "logistics_p1_faults.yaml"
+    flexbe = launch_plan.plan(mission, "flexbe", log_dir=tmp_path)
+    world = [n for n in flexbe.nodes if n.executable == "pyrobosim_world"]
+    assert [(n.name, n.package) for n in world] == [("pyrobosim_world", launch_plan.PACKAGE)]
+    assert world[0].parameters == {"mission": str(mission), "use_sim_time": False}
+    embedded = launch_plan.plan(mission, "embedded", log_dir=tmp_path)
+    assert "pyrobosim_world" not in [n.executable for n in embedded.nodes]
+    # the same PyRoboSim states, but runner.sim forced: no world to serve (the mission is
+    # unrealizable, its launch ends with the synthesis node's verdict)
+    for other in ("coffee", "logistics_p0_holding_start"):
+        nodes = launch_plan.plan(ROOT / "config" / "missions" / f"{other}.yaml", "flexbe",
+                                 log_dir=tmp_path).nodes
+        assert not {n.executable for n in nodes} & {e for e, _ in
+                                                     launch_plan.WORLD_NODES.values()}
+
+
 @pytest.mark.parametrize("folder", ["launch", ""])
 def test_the_onboard_launch_file_is_found_where_flexbe_installs_it(tmp_path, folder):
     """FlexBE 2.3 and 4.x install ``behavior_onboard.launch.py`` at the top of

@@ -17,7 +17,7 @@ class DoorState(TaskStateMixin, EventState):
     -- action_type     string  'open' or 'close' (default 'open').
     -- robot_name      string  The robot (default 'robot').
     -- action_topic    string  The ExecuteTaskAction server (default '/execute_action').
-    -- server_timeout  float   Seconds to wait for the server when sending (default 5).
+    -- server_timeout  float   Seconds to wait for the server to appear (default 30).
     -- timeout         float   Seconds the action may take; 0: no limit (default 10).
 
     <= done            The door is open (closed); also when it already was.
@@ -26,7 +26,7 @@ class DoorState(TaskStateMixin, EventState):
     """
 
     def __init__(self, action_type='open', robot_name='robot', action_topic='/execute_action',
-                 server_timeout=5.0, timeout=10.0):
+                 server_timeout=30.0, timeout=10.0):
         super().__init__(outcomes=list(ACTION_OUTCOMES))
         if action_type not in ACTION_TYPES:
             raise ValueError(f"DoorState: action_type {action_type!r} is not 'open' or 'close'")

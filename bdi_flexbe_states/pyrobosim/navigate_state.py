@@ -15,7 +15,7 @@ class NavigateState(TaskStateMixin, EventState):
     -- target_location  string  Where to go: a location, object spawn, object or room name.
     -- robot_name       string  The robot (default 'robot').
     -- action_topic     string  The ExecuteTaskAction server (default '/execute_action').
-    -- server_timeout   float   Seconds to wait for the server when sending (default 5).
+    -- server_timeout   float   Seconds to wait for the server to appear (default 30).
     -- timeout          float   Seconds the navigation may take; 0: no limit (default 0).
 
     <= done             The robot arrived.
@@ -26,7 +26,7 @@ class NavigateState(TaskStateMixin, EventState):
     """
 
     def __init__(self, target_location, robot_name='robot', action_topic='/execute_action',
-                 server_timeout=5.0, timeout=0.0):
+                 server_timeout=30.0, timeout=0.0):
         super().__init__(outcomes=list(NAVIGATE_OUTCOMES))
         self._task = ExecuteTask('navigate', robot_name=robot_name, action_topic=action_topic,
                                  server_timeout=server_timeout, timeout=timeout,

@@ -15,7 +15,7 @@ class PickState(TaskStateMixin, EventState):
     -- object          string  The object to pick: its name (bread0) or category (bread).
     -- robot_name      string  The robot (default 'robot').
     -- action_topic    string  The ExecuteTaskAction server (default '/execute_action').
-    -- server_timeout  float   Seconds to wait for the server when sending (default 5).
+    -- server_timeout  float   Seconds to wait for the server to appear (default 30).
     -- timeout         float   Seconds the pick may take; 0: no limit (default 10).
 
     <= done            The robot holds the object.
@@ -24,7 +24,7 @@ class PickState(TaskStateMixin, EventState):
     """
 
     def __init__(self, object, robot_name='robot', action_topic='/execute_action',
-                 server_timeout=5.0, timeout=10.0):
+                 server_timeout=30.0, timeout=10.0):
         super().__init__(outcomes=list(ACTION_OUTCOMES))
         self._task = ExecuteTask('pick', robot_name=robot_name, action_topic=action_topic,
                                  server_timeout=server_timeout, timeout=timeout,

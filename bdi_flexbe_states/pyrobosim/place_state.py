@@ -14,7 +14,7 @@ class PlaceState(TaskStateMixin, EventState):
 
     -- robot_name      string  The robot (default 'robot').
     -- action_topic    string  The ExecuteTaskAction server (default '/execute_action').
-    -- server_timeout  float   Seconds to wait for the server when sending (default 5).
+    -- server_timeout  float   Seconds to wait for the server to appear (default 30).
     -- timeout         float   Seconds the place may take; 0: no limit (default 10).
 
     <= done            The object lies at the robot's location.
@@ -22,7 +22,7 @@ class PlaceState(TaskStateMixin, EventState):
                        failure) or no result within ``timeout`` seconds.
     """
 
-    def __init__(self, robot_name='robot', action_topic='/execute_action', server_timeout=5.0,
+    def __init__(self, robot_name='robot', action_topic='/execute_action', server_timeout=30.0,
                  timeout=10.0):
         super().__init__(outcomes=list(ACTION_OUTCOMES))
         self._task = ExecuteTask('place', robot_name=robot_name, action_topic=action_topic,

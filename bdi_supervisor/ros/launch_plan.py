@@ -53,11 +53,15 @@ FLEXBE_PREFIX = "flexbe_prefix"
 #: name)
 WORLD_NODES = {"quadcopter": ("drone_node", "drone"),
                "two_rivers": ("two_rivers_world", "two_rivers_world"),
-               "beer_robot": ("beer_robot_world", "beer_robot_world")}
+               "beer_robot": ("beer_robot_world", "beer_robot_world"),
+               "pyrobosim": ("pyrobosim_world", "pyrobosim_world")}
+#: domains whose world node serves a simulator's world (the mission's ``runner.world``): started
+#: only where the mission runs that simulator (``runner.sim``)
+SIMULATED_WORLDS = {"pyrobosim": "pyrobosim"}
 #: the launch arguments a world node takes, as its parameters: the drone's backend; the small
 #: domains' worlds decide the forced outcomes of what they serve as the supervisor does
 WORLD_ARGUMENTS = {"drone_node": ("backend",), "two_rivers_world": ("force",),
-                   "beer_robot_world": ("force",)}
+                   "beer_robot_world": ("force",), "pyrobosim_world": ()}
 
 
 @dataclass(frozen=True)
@@ -168,11 +172,15 @@ def has_properties(mission: Mission) -> bool:
 
 def world_nodes(mission: Mission) -> list[tuple[str, str]]:
     """(executable, node name) of the :data:`WORLD_NODES` that the states of ``mission``'s
-    catalog talk to, by domain name."""
+    catalog talk to, by domain name (one of :data:`SIMULATED_WORLDS` only where the mission runs
+    its simulator)."""
     from bdi_supervisor.catalog.interfaces import state_domain
+    from bdi_supervisor.runtime.session import runner_config
 
     domains = {state_domain(c.interface) for c in mission.catalog.capabilities.values()}
-    return [WORLD_NODES[d] for d in sorted(d for d in domains if d in WORLD_NODES)]
+    sim = runner_config(mission).sim
+    return [WORLD_NODES[d] for d in sorted(d for d in domains if d in WORLD_NODES)
+            if SIMULATED_WORLDS.get(d, sim) == sim]
 
 
 def on_node_exit(node: NodeSpec, code: int) -> str:

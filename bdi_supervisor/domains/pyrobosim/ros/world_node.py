@@ -1,4 +1,4 @@
-"""``pyrobosim_world_node``: a mission's PyRoboSim world served over ROS, headless.
+"""``pyrobosim_world``: a mission's PyRoboSim world served over ROS, headless.
 
 Parameters: ``mission`` (a mission file or a shipped mission's name; its ``runner`` section must
 run PyRoboSim), ``seed`` (-1: the mission's ``runner.seed``), ``realtime_factor`` (the speed every
