@@ -10,8 +10,10 @@ The ``_faults`` missions exercise every state and every kind of seeded failure (
 under the launch in test_ros_flexbe_missions.py). The oracle is the embedded executor's run of
 the same mission (same seed): the world must serve exactly the actions the embedded run
 performed, with the same statuses and the same injected failures, FlexBE must log one
-``log_failed`` per failure (the recoveries) and end with the same container outcome. Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and
-pyrobosim_ros (../shared/ros-stack and its domains/) and PyRoboSim.
+``log_failed`` per failure (the recoveries) and end with the same container outcome.
+
+Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and pyrobosim_ros
+(../shared/ros-stack and its domains/) and PyRoboSim.
 """
 
 from __future__ import annotations
