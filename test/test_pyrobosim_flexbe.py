@@ -9,8 +9,9 @@ test_realize_flexbe_runtime.py does), its states being the catalog's: the projec
 The ``_faults`` missions exercise every state and every kind of seeded failure (all four run
 under the launch in test_ros_flexbe_missions.py). The oracle is the embedded executor's run of
 the same mission (same seed): the world must serve exactly the actions the embedded run
-performed, with the same statuses and the same injected failures, FlexBE must log one
-``log_failed`` per failure (the recoveries) and end with the same container outcome.
+performed, with the same statuses and the same injected failures, FlexBE must take the
+embedded run's states and outcomes (each failure, its ``log_failed`` recovery, the retry) and end
+with the same container outcome.
 
 Needs rclpy, FlexBE (flexbe_core, flexbe_states), pyrobosim_msgs and pyrobosim_ros
 (../shared/ros-stack and its domains/) and PyRoboSim.
@@ -22,8 +23,6 @@ import importlib
 import inspect
 import json
 import os
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -38,23 +37,17 @@ for _module, _why in (("rclpy", "real rclpy not installed (pip install -e '.[ros
                                                       "../shared/ros-stack/domains/env.sh)")):
     pytest.importorskip(_module, reason=_why)
 
-import rclpy  # noqa: E402
-from flexbe_core.core import PreemptableState  # noqa: E402
-from flexbe_core.proxy import ProxyActionClient, shutdown_proxies  # noqa: E402
-from flexbe_msgs.msg import BehaviorLog  # noqa: E402
+from flexbe_support.engine import import_behavior, onboard_node, run_behavior  # noqa: E402
 from pyrobosim_msgs.action import ExecuteTaskAction  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from support.paths import CATALOGS, MISSIONS  # noqa: E402
+from support.paths import CATALOGS  # noqa: E402
 from support.ros_helpers import next_domain, start_node, stop  # noqa: E402
 from support.supervisors import prepared  # noqa: E402
 
-from bdi_supervisor.ros.synthesis_node import run_pipeline  # noqa: E402
+from bdi_supervisor.realize.stage import behavior_name, mission_outcomes, realize  # noqa: E402
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor  # noqa: E402
 
 WORLD_NODE = "bdi_supervisor.domains.pyrobosim.ros.world_node"
-FAILED_TEXT = "The last action failed: trying again"  # the catalogs' log_failed
-SELECT_TEXT = "Choosing the next item to deliver"  # their select
 
 
 def embedded_actions(name: str) -> tuple:
@@ -71,36 +64,13 @@ def embedded_actions(name: str) -> tuple:
     return result, actions
 
 
-def forget_shut_down_action_clients() -> None:
-    """FlexBE's ``shutdown_proxies`` leaves ``None`` for each action client it destroyed, and
-    setting up a client for that topic again then fails (onboard never shuts its proxies down
-    between behaviors); drop those entries so the next behavior in this process can set it up."""
-    clients = ProxyActionClient._clients
-    for topic in [topic for topic, entry in clients.items() if entry is None]:
-        del clients[topic]
-
-
 @pytest.fixture
 def node():
-    """A node in rclpy's default context on a SingleThreadedExecutor, as onboard has it."""
+    """A node as onboard sets it up, on the test's own ROS domain."""
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     os.environ["ROS_DOMAIN_ID"] = str(next_domain())
-    forget_shut_down_action_clients()
-    rclpy.init()
-    ros_node = rclpy.create_node("bdi_pyrobosim_flexbe_test")
-    executor = SingleThreadedExecutor()
-    executor.add_node(ros_node)
-    try:
-        yield ros_node, executor
-    finally:
-        shutdown_proxies()
-        forget_shut_down_action_clients()
-        for _ in range(20):
-            executor.spin_once(timeout_sec=0.001)
-        executor.remove_node(ros_node)
-        executor.shutdown()
-        ros_node.destroy_node()
-        rclpy.try_shutdown()
+    with onboard_node("bdi_pyrobosim_flexbe_test") as pair:
+        yield pair
 
 
 def initialize_flexbe(ros_node) -> None:
@@ -131,69 +101,33 @@ def wait_for_world(ros_node, executor, timeout: float = 60.0) -> bool:
         client.destroy()
 
 
-def load_behavior(folder: Path, record: dict):
-    """The realized behavior class, imported from the run folder."""
-    package = folder / "behavior"
-    sys.path.insert(0, str(package))
-    importlib.invalidate_caches()
-    try:
-        module = importlib.import_module(record["behavior"]["module"])
-    finally:
-        sys.path.remove(str(package))
-    return getattr(module, record["behavior"]["class"])
-
-
-def run_behavior(behavior, executor, timeout: float) -> tuple[list, float]:
-    behavior.set_up(beh_id=0, autonomy_level=255, debug=False)
-    behavior.prepare_for_execution({})
-    behavior.confirm()
-    outcome: list = []
-    start = time.monotonic()
-    worker = threading.Thread(target=lambda: outcome.append(behavior.execute()), daemon=True)
-    worker.start()
-    deadline = start + timeout
-    while worker.is_alive() and time.monotonic() < deadline:
-        executor.spin_once(timeout_sec=0.05)
-    if worker.is_alive():
-        behavior.preempt()
-        worker.join(5.0)
-    PreemptableState.preempt = False
-    return outcome, time.monotonic() - start
-
-
 @pytest.mark.parametrize("name", ["logistics_p0_faults", "logistics_p1_faults"])
 def test_flexbe_runs_the_mission_as_the_embedded_executor(name, node, tmp_path):
     ros_node, executor = node
     embedded, expected = embedded_actions(name)
-    record = run_pipeline(MISSIONS / f"{name}.yaml", tmp_path / "run")
-    assert record["audit"] == "PASS" and record["behavior"], record
-    logs: list[str] = []
-    listener = ros_node.create_subscription(BehaviorLog, "flexbe/log",
-                                            lambda m: logs.append(m.text), 100)
+    mission, prep = prepared(name)
+    realization = realize(prep.reduced, mission.catalog, behavior=behavior_name(mission.name),
+                          out_dir=tmp_path / "behavior", sm_outcomes=mission_outcomes(mission))
     world = start_world(name, tmp_path / "actions.jsonl")
     try:
         assert wait_for_world(ros_node, executor), "the world node did not serve /execute_action"
-        behavior = load_behavior(tmp_path / "run", record)(ros_node)
-        outcome, seconds = run_behavior(behavior, executor, timeout=120.0)
-        for _ in range(20):
-            executor.spin_once(timeout_sec=0.01)
+        behavior = import_behavior(realization)(ros_node)
+        run = run_behavior(behavior, executor, limit=120.0)
     finally:
-        ros_node.destroy_subscription(listener)
         code, output = stop(world)
     served = [json.loads(line) for line in (tmp_path / "actions.jsonl").read_text().splitlines()]
     got = [(a["action"], a["target"], a["status"], a["injected"] is not None) for a in served]
     assert code == 0, output
-    assert embedded.status == "goal_reached" and outcome == [embedded.sm_outcome], output[-3000:]
+    assert embedded.status == "goal_reached" and run.outcome == embedded.sm_outcome, output[-3000:]
     assert got == expected
+    # FlexBE took the embedded run's states and outcomes: every failure injected, then its
+    # log_failed recovery and the retry
+    assert run.trace == [(s.state, s.outcome.flexbe_outcome) for s in embedded.steps]
     failures = [a for a in served if a["status"] != "SUCCESS"]
-    assert all(a["injected"] for a in failures)
-    assert failures
-    # each failure led to log_failed and a retry, as in the embedded run
-    assert logs.count(FAILED_TEXT) == len(failures) == len(embedded.recoveries())
-    steps = len(served) + logs.count(FAILED_TEXT) + logs.count(SELECT_TEXT)
-    assert steps == len(embedded.steps)
-    print(f"{name}: {outcome[0]}, {steps} steps, {len(failures)} failures injected and "
-          f"recovered, {seconds:.1f} s")
+    assert failures and all(a["injected"] for a in failures)
+    assert len(failures) == len(embedded.recoveries())
+    print(f"{name}: {run.outcome}, {len(run.trace)} steps, {len(failures)} failures injected and "
+          f"recovered, {run.seconds:.1f} s")
 
 
 @pytest.mark.parametrize("catalog", ["logistics_p0", "logistics_p1"])

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import rclpy
 from flexbe_core.core import PreemptableState
-from flexbe_core.proxy import ProxyServiceCaller, shutdown_proxies
+from flexbe_core.proxy import ProxyActionClient, ProxyServiceCaller, shutdown_proxies
 from rclpy.executors import SingleThreadedExecutor
 
 
@@ -33,9 +33,10 @@ def onboard_node(name: str):
         yield node, executor
     finally:
         shutdown_proxies()
-        # flexbe_core's shutdown leaves a None per service topic (onboard never calls it between
-        # behaviors): the next behavior in this process must set its clients up anew
+        # flexbe_core's shutdown leaves a None per service and action topic (onboard never calls
+        # it between behaviors): the next behavior in this process must set its clients up anew
         ProxyServiceCaller._services.clear()
+        ProxyActionClient._clients.clear()
         for _ in range(20):
             executor.spin_once(timeout_sec=0.001)
         executor.remove_node(node)
