@@ -66,12 +66,8 @@ def test_colcon_install_layout(installed):
     from bdi_supervisor.ros.executables import NODES
 
     prefix = installed / PACKAGE
-<<<<<<< HEAD
     assert set(EXECUTABLES) <= set(NODES)
     for executable in NODES:  # every node, world nodes included, where launch_ros looks
-=======
-    for executable in (*EXECUTABLES, "pyrobosim_world"):
->>>>>>> 3942f31 (runner:=flexbe starts the PyRoboSim world node for PyRoboSim missions; the project's states poll for the server and send goals from onboard's executor thread (rclpy 7.1 drops early goal responses); own PlaceState; the logistics missions in the launch harness; docs (flexbe §7, running, ros2), CHANGELOG)
         assert os.access(prefix / "lib" / PACKAGE / executable, os.X_OK), executable
     share = prefix / "share" / PACKAGE
     assert (share / "package.xml").is_file()
