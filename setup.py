@@ -29,7 +29,9 @@ NODES = [f"{name} = bdi_supervisor.ros.executables:{name}" for name in (
     # the small domains' world nodes (their FlexBE states talk to them: runner:=flexbe)
     "two_rivers_world", "beer_robot_world",
     # the PyRoboSim world node (the logistics missions' FlexBE states act on its world)
-    "pyrobosim_world")]
+    "pyrobosim_world",
+    # the FlexBE synthesis action server (in place of the reference's; docs/flexbe.md)
+    "synthesis_server")]
 
 setup(
     name=PACKAGE,

@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("domains", ("bdi_supervisor.domains",)),
     ("pipeline", ("bdi_supervisor.pipeline", "bdi_supervisor.handover")),
     ("sweep", ("bdi_supervisor.sweep",)),
+    ("service", ("bdi_supervisor.service",)),
     ("monitor", ("bdi_monitor.*",)),
     ("top", ("bdi_supervisor.cli", "bdi_supervisor.__main__", "bdi_supervisor.ros",
              "bdi_monitor.commands", "bdi_monitor.__main__", "bdi_monitor.ros",

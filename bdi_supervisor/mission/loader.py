@@ -36,6 +36,7 @@ from bdi_supervisor.catalog.loader import (
     default_mappings,
     load_mappings,
 )
+from bdi_supervisor.catalog.model import Catalog
 from bdi_supervisor.limits import excerpt, positive_finite
 from bdi_supervisor.mission.model import (
     CONSTRAINT_SECTIONS,
@@ -106,10 +107,12 @@ def _constraints(doc: YamlDoc, value: Any) -> dict[str, tuple[MissionFormula, ..
     return out
 
 
-def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
+def synthesis_from_doc(doc: YamlDoc, value: Any,
+                       path: KeyPath = ("synthesis",)) -> SynthesisOptions:
+    """The options of a mission's ``synthesis:`` section (``value``, at ``path`` of ``doc``),
+    validated; errors name ``path.<key>``."""
     if value is None:
         return SynthesisOptions()
-    path: KeyPath = ("synthesis",)
     doc.expect(value, dict, path, "a mapping of synthesis options")
     doc.check_keys(value, path, SYNTHESIS_KEYS)
     choices = {"encoding": ENCODINGS, "liveness": LIVENESS, "declaration_order": ORDERS}
@@ -139,10 +142,11 @@ def _synthesis(doc: YamlDoc, value: Any) -> SynthesisOptions:
     return SynthesisOptions(**kwargs)
 
 
-def _request(doc: YamlDoc, value: Any) -> Request:
+def request_from_doc(doc: YamlDoc, value: Any, path: KeyPath = ("request",)) -> Request:
+    """A mission's ``request:`` section (``value``, at ``path`` of ``doc``): its formulas parsed
+    (names are resolved when the spec is generated), its SM outcome names checked."""
     if value is None:
         return Request()
-    path: KeyPath = ("request",)
     doc.expect(value, dict, path, "a mapping with initial_conditions, goals, sm_outcomes")
     doc.check_keys(value, path, REQUEST_KEYS)
     outcomes_raw = value.get("sm_outcomes") or []
@@ -157,6 +161,17 @@ def _request(doc: YamlDoc, value: Any) -> Request:
         goals=_formula_list(doc, value.get("goals"), (*path, "goals")),
         sm_outcomes=outcomes,
     )
+
+
+def check_outcomes(doc: YamlDoc, request: Request, catalog: Catalog,
+                   path: KeyPath = ("request", "sm_outcomes")) -> None:
+    """Every requested SM outcome must have a proposition in the catalog's mappings."""
+    for outcome in request.sm_outcomes:
+        if outcome not in catalog.sm_outcome_mappings:
+            raise doc.error(f"SM outcome '{outcome}' has no proposition", path,
+                            found=f"'{outcome}'",
+                            expected="one of " + ", ".join(catalog.sm_outcome_mappings)
+                            + " (add it to the catalog's sm_outcome_mappings)")
 
 
 def _relative(doc: YamlDoc, value: Any, path: KeyPath) -> Path:
@@ -195,18 +210,12 @@ def mission_from_doc(doc: YamlDoc) -> Mission:
     for key in PASS_THROUGH:
         if data.get(key) is not None:
             sections[key] = doc.expect(data[key], dict, (key,), f"a mapping (the {key} section)")
-    request = _request(doc, data.get("request"))
-    for outcome in request.sm_outcomes:
-        if outcome not in catalog.sm_outcome_mappings:
-            raise doc.error(f"SM outcome '{outcome}' has no proposition",
-                            ("request", "sm_outcomes"),
-                            found=f"'{outcome}'",
-                            expected="one of " + ", ".join(catalog.sm_outcome_mappings)
-                            + " (add it to the catalog's sm_outcome_mappings)")
+    request = request_from_doc(doc, data.get("request"))
+    check_outcomes(doc, request, catalog)
     return Mission(
         name=name, catalog=catalog, catalog_path=str(catalog_path), request=request,
         constraints=_constraints(doc, data.get("constraints")),
-        synthesis=_synthesis(doc, data.get("synthesis")),
+        synthesis=synthesis_from_doc(doc, data.get("synthesis")),
         sections=sections, file=doc.file, lines=dict(doc.lines), description=description,
     )
 

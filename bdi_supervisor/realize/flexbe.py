@@ -133,8 +133,19 @@ def _position(index: int) -> tuple[int, int]:
     return _X0 + _DX * (index % _COLUMNS), _Y0 + _DY * (index // _COLUMNS)
 
 
-def _class_refs(machine: SupervisorMachine) -> dict[tuple[str, str], str]:
-    """(module, class) → the name used in the module (aliased ``pkg__Class`` on clashes)."""
+def canvas_positions(machine: SupervisorMachine) -> tuple[list[tuple[int, int]],
+                                                          list[tuple[int, int]]]:
+    """Editor canvas positions of the machine's states (in order) and of its container outcomes:
+    the grid of the generated module's ``# x:.. y:..`` comments, outcomes in a row below."""
+    rows = (len(machine.states) + _COLUMNS - 1) // _COLUMNS
+    outcome_y = _Y0 + _DY * rows + 60
+    return ([_position(i) for i in range(len(machine.states))],
+            [(_X0 + 150 * i, outcome_y) for i in range(len(machine.outcomes))])
+
+
+def class_refs(machine: SupervisorMachine) -> dict[tuple[str, str], str]:
+    """(module, class) → the name used in the module (aliased ``pkg__Class`` on clashes, the
+    editor's way of naming a state class that two packages define)."""
     pairs = list(dict.fromkeys((s.interface_module, s.interface_class) for s in machine.states))
     refs = {}
     for module, cls in pairs:
@@ -155,7 +166,7 @@ def generate_module(machine: SupervisorMachine, names: BehaviorNames, *, author:
     """Source of the behavior module (4.x layout). It carries no date: FlexBE's onboard compares
     the module's checksum, so two realizations of one strategy give one module, byte for byte."""
     _check_machine(machine, ambiguity)
-    refs = _class_refs(machine)
+    refs = class_refs(machine)
     out = _module_header(names, author, description)
     out += _imports(refs)
     out += _class_header(names, description)
@@ -265,9 +276,7 @@ def _class_header(names: BehaviorNames, description: str) -> list[str]:
 def _create_header(machine: SupervisorMachine) -> list[str]:
     """``create`` up to its states: the container (its outcomes' editor positions, userdata)."""
     w2 = INDENT * 2
-    rows = (len(machine.states) + _COLUMNS - 1) // _COLUMNS
-    outcome_y = _Y0 + _DY * rows + 60
-    positions = [f"x:{_X0 + 150 * i} y:{outcome_y}" for i in range(len(machine.outcomes))]
+    positions = [f"x:{x} y:{y}" for x, y in canvas_positions(machine)[1]]
     out = [f"{w2}# " + ", ".join(positions),
            f"{w2}_state_machine = OperatableStateMachine(outcomes={list(machine.outcomes)!r})"]
     for key in machine.userdata_keys:

@@ -22,6 +22,7 @@ NODES = {
     "two_rivers_world": "bdi_supervisor.domains.two_rivers.ros.world_node",
     "beer_robot_world": "bdi_supervisor.domains.beer_robot.ros.world_node",
     "pyrobosim_world": "bdi_supervisor.domains.pyrobosim.ros.world_node",
+    "synthesis_server": "bdi_supervisor.ros.synthesis_server",
 }
 #: where a ROS 2 installation is described
 HOW = ("source a ROS 2 Jazzy installation (docs/ros2.md); without ROS 2, use the command lines "
@@ -69,3 +70,7 @@ def beer_robot_world() -> int:
 
 def pyrobosim_world() -> int:
     return start("pyrobosim_world")
+
+
+def synthesis_server() -> int:
+    return start("synthesis_server")

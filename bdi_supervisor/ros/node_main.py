@@ -128,10 +128,17 @@ class SuiteNode(Node):
     """A node that may end its process with an exit code."""
 
     exit_code: int | None = None
+    #: executor threads :func:`spin` gives the node (more than one: a multi-threaded executor,
+    #: for callbacks that wait, in a reentrant callback group)
+    threads: int = 1
 
     def finish(self, code: int) -> None:
         """Ask :func:`run` to stop spinning and exit with ``code``."""
         self.exit_code = code
+
+    def on_stop(self) -> None:
+        """Called when spinning ends, before the executor shuts down: end the work callbacks
+        still wait for (the executor's shutdown waits for them)."""
 
 
 def run(factory: Callable[[Context], SuiteNode], name: str,
@@ -183,6 +190,7 @@ def spin(node: SuiteNode, context: Context, threads: int = 1,
          parent: LaunchParent | None = None) -> int:
     """Spin ``node`` alone until it finishes, a stop is requested, the context shuts down or
     ``parent`` (the launch that started it) is gone; clean up; return the exit code."""
+    threads = max(threads, node.threads)
     executor = (SingleThreadedExecutor(context=context) if threads <= 1 else
                 MultiThreadedExecutor(num_threads=threads, context=context))
     executor.add_node(node)
@@ -198,6 +206,7 @@ def spin(node: SuiteNode, context: Context, threads: int = 1,
             node.get_logger().warning(f"{parent.describe()} is gone: stopping")
         elif STOP.requested:
             node.get_logger().info(f"stopping on {signal.Signals(STOP.signal).name}")
+        node.on_stop()
         if threads > 1:
             # rclpy's MultiThreadedExecutor.shutdown destroys its guard condition without
             # waiting for the callbacks it handed to its threads; one that has not yet signalled
