@@ -125,8 +125,6 @@ def _answer(request: SynthesisRequest, settings: Settings, reporter: _Reporter) 
                             spec_file=request.specification_file_name)
     seed = load_seed(system)
     mission = build_mission(system, request, options, seed, settings.default_timeout)
-    if options.fail_on_non_well_separated:
-        mission.sections["well_separation"] = {"fail_on_non_well_separated": True}
 
     def stage_spec(run: chain.PipelineRun) -> chain.StageRecord:
         record = chain.stage_spec(run)
@@ -230,6 +228,8 @@ def _audit_failure(run: Any) -> tuple[Code, list[str]]:
     lines = [f"audit {AuditVerdict.FAIL if code == Code.AUTOMATON_INVALID else 'INCOMPLETE'}"
              + (f": {', '.join(kinds)}" if kinds else "")]
     lines += [f"{d.kind}: {d.message}" for r in records for d in r.defects]
+    lines += [f"audit incomplete: {r.incomplete_reason}" for r in records
+              if r.verdict == AuditVerdict.INCOMPLETE and r.incomplete_reason]
     if stages.stopped:
         lines.append(f"audit stopped: {stages.stopped}")
     return code, lines

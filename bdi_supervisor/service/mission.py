@@ -13,7 +13,9 @@
   the catalog, with the same owner and range (:func:`check_seed_declarations`).
 - The synthesis options are the defaults (one-hot, System-Goal, pending: the reference's default
   pipeline) with what ``synthesis_options`` sets, and the time budget of
-  :func:`bdi_supervisor.service.request.time_budget`.
+  :func:`bdi_supervisor.service.request.time_budget`; its ``audit`` and
+  ``fail_on_non_well_separated`` keys become the mission's ``audit`` and ``well_separation``
+  sections.
 """
 
 from __future__ import annotations
@@ -107,9 +109,28 @@ def build_mission(system: System, request: SynthesisRequest, options: ServiceOpt
     synthesis = dataclasses.replace(SynthesisOptions(), **options.overrides)
     synthesis = dataclasses.replace(synthesis,
                                     time_budget=time_budget(request, options, default_timeout))
-    return Mission(name=mission_name(request), catalog=catalog, catalog_path=str(system.catalog),
-                   request=parsed, constraints=constraints, synthesis=synthesis,
-                   file=REQUEST_FILE, description=f"synthesis request for {system.name}")
+    mission = Mission(name=mission_name(request), catalog=catalog,
+                      catalog_path=str(system.catalog), request=parsed, constraints=constraints,
+                      synthesis=synthesis, file=REQUEST_FILE,
+                      description=f"synthesis request for {system.name}")
+    _sections(mission, options)
+    return mission
+
+
+def _sections(mission: Mission, options: ServiceOptions) -> None:
+    """The options that are mission sections: the audit's, the well-separation verdict's."""
+    from bdi_supervisor.audit.config import audit_config
+
+    if options.fail_on_non_well_separated:
+        mission.sections["well_separation"] = {"fail_on_non_well_separated": True}
+    if options.audit:
+        mission.sections["audit"] = dict(options.audit)
+        try:
+            audit_config(mission)
+        except InputError as error:
+            raise Refusal(Code.INVALID_REQUEST, InputError(
+                error.message, file="synthesis_options", key=error.key, found=error.found,
+                expected=error.expected).describe()) from None
 
 
 def check_seed_declarations(spec: GR1Spec, seed: GR1Spec | None, source: Path | None,

@@ -11,7 +11,9 @@ the service's own:
 - ``explain``: explain an unrealizable request (default true; the core of the explanation is
   in the answer's messages);
 - ``fail_on_non_well_separated``: answer ``SYNTHESIS_FAILED`` when the spec's environment
-  assumptions are not well-separated (default false: the verdict is a message).
+  assumptions are not well-separated (default false: the verdict is a message);
+- ``audit``: a mission's ``audit:`` section (``goals``, ``livelock``, ``time_budget_s``,
+  ``max_product_states`` …; :mod:`bdi_supervisor.audit.config`).
 
 Any other key, and any value out of range, is a :class:`~bdi_supervisor.service.codes.Refusal`
 with ``INVALID_REQUEST`` naming ``synthesis_options.<key>``.
@@ -30,7 +32,8 @@ from bdi_supervisor.service.codes import Code, Refusal
 from bdi_supervisor.yamlsource import YamlDoc, parse_yaml
 
 #: the options that are not synthesis options, and their types
-SERVICE_KEYS = {"capabilities": str, "explain": bool, "fail_on_non_well_separated": bool}
+SERVICE_KEYS = {"capabilities": str, "explain": bool, "fail_on_non_well_separated": bool,
+                "audit": dict}
 #: longest ``synthesis_options`` text read
 OPTIONS_LIMIT = 10_000
 #: a system name is one path component
@@ -70,6 +73,7 @@ class ServiceOptions:
     capabilities: str | None = None
     explain: bool = True
     fail_on_non_well_separated: bool = False
+    audit: dict[str, Any] = field(default_factory=dict)
 
 
 def _invalid(error: InputError) -> Refusal:
@@ -100,7 +104,7 @@ def parse_options(text: str) -> ServiceOptions:
         raise _invalid(error) from None
     overrides = {name: getattr(options, name) for name in _set_fields(rest)}
     return ServiceOptions(overrides, own.get("capabilities"), own.get("explain", True),
-                          own.get("fail_on_non_well_separated", False))
+                          own.get("fail_on_non_well_separated", False), own.get("audit", {}))
 
 
 def _set_fields(section: dict[str, Any]) -> list[str]:
