@@ -50,7 +50,7 @@ from bdi_supervisor.service.answer import Settings
 from bdi_supervisor.service.codes import Answer, Code
 from bdi_supervisor.service.gate import GoalGate
 from bdi_supervisor.service.request import SynthesisRequest
-from bdi_supervisor.service.worker import Job
+from bdi_supervisor.service.worker import KILL_AFTER, Job
 
 NODE_NAME = "flexbe_synthesis"
 ACTION = "flexbe_synthesis"
@@ -145,6 +145,8 @@ class SynthesisServer(SuiteNode):
         self.gate = GoalGate(waiting)
         self.threads = waiting + 4  # the waiting goals, the running one, the services
         self.stopping = threading.Event()
+        self._busy = threading.Semaphore(0)  # released once per goal whose result is set
+        self._started = 0
         self._tickets: dict[bytes, int] = {}
         self._numbers = itertools.count(1)
         self.servers = [self._server(*self._reference_action(), ACTION)]
@@ -208,6 +210,13 @@ class SynthesisServer(SuiteNode):
     # -- one goal
 
     def _serve(self, goal_handle, request: SynthesisRequest, feedback_type) -> Answer:
+        self._started += 1
+        try:
+            return self._answer_goal(goal_handle, request, feedback_type)
+        finally:
+            self._busy.release()
+
+    def _answer_goal(self, goal_handle, request: SynthesisRequest, feedback_type) -> Answer:
         ticket = self._tickets.pop(bytes(goal_handle.goal_id.uuid))
         cancelled = lambda: goal_handle.is_cancel_requested or self.stopping.is_set()  # noqa: E731
         try:
@@ -258,9 +267,15 @@ class SynthesisServer(SuiteNode):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def on_stop(self) -> None:
-        """Refuse new goals, stop the running one and give up the waiting ones."""
+        """Refuse new goals, stop the running one and give up the waiting ones; return when
+        each has its result (the action server must outlive them)."""
         self.stopping.set()
         self.gate.close()
+        deadline = time.monotonic() + KILL_AFTER + 5.0
+        for _ in range(self._started):
+            if not self._busy.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                self.get_logger().error("a goal did not end in time")
+                return
 
 
 def main(args: list[str] | None = None) -> int:
