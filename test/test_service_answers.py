@@ -9,7 +9,7 @@ import dataclasses
 import shutil
 
 import pytest
-from support.paths import CATALOGS
+from support.paths import CATALOGS, DATA
 from support.reference_data import REFERENCE, needs_reference
 
 from bdi_supervisor.common import AuditVerdict, Realizability
@@ -31,8 +31,8 @@ VENDING = SynthesisRequest(("prep_pay_a",), ("soda",), ("finished",), "vending_d
 COFFEE = SynthesisRequest(("bd_a",), ("br_c",), (), "coffee_maker", "CoffeeSM")
 #: coffee asked to finish once the button is detected and coffee brewed in the same step
 COFFEE_IMPOSSIBLE = dataclasses.replace(COFFEE, goals=("bd_c & br_c",), sm_outcomes=("finished",))
-#: coffee asked to brew and grind at once, forever: realizable only vacuously
-COFFEE_VACUOUS = dataclasses.replace(COFFEE, goals=("br_c & gr_c",))
+#: coffee whose button may fail at most twice in a row, which its strategy cannot promise
+COFFEE_BOUNDED = dataclasses.replace(COFFEE, system_name="coffee_bounded")
 #: the quadcopter's one-hot Fair-Outcome + pending synthesis takes minutes
 QUADCOPTER = SynthesisRequest(("arm_a",), ("disarm",), ("finished", "aborted"), "quadcopter",
                               "Q", synthesis_options="{encoding: one-hot, liveness: "
@@ -46,6 +46,9 @@ def home(tmp_path):
         (tmp_path / system / "capabilities").mkdir(parents=True)
         shutil.copy(CATALOGS / f"{catalog}.yaml",
                     tmp_path / system / "capabilities" / f"{catalog}_capabilities.yaml")
+    (tmp_path / "coffee_bounded" / "capabilities").mkdir(parents=True)
+    shutil.copy(DATA / "ros" / "coffee_bounded_catalog.yaml",
+                tmp_path / "coffee_bounded" / "capabilities" / "coffee_bounded_capabilities.yaml")
     (tmp_path / "vending_demo" / "specs").mkdir()
     (tmp_path / "vending_demo" / "specs" / "vending_demo_capabilities_spec.yaml").write_text(
         'spec_name: "vending_demo"\nspecs:\n  OUTPUT: [prep_pay_a, "item:0...3"]\n'
@@ -184,14 +187,16 @@ def test_unrealizable_without_explanation(home):
 
 
 def test_a_failed_audit_names_the_defect_kinds(home):
-    """A vacuous win (realizable, but the goal is never reached again): the audit's verdict on
-    the same strategy, synthesized independently, is the oracle."""
-    result = answer(COFFEE_VACUOUS, Settings(home=str(home)))
-    mission = mission_of(COFFEE_VACUOUS, home)
+    """A realizable request whose strategy retries the button more often than its catalog
+    allows: the audit's verdict on the same strategy, synthesized independently, is the
+    oracle."""
+    result = answer(COFFEE_BOUNDED, Settings(home=str(home)))
+    mission = mission_of(COFFEE_BOUNDED, home)
     spec = generate_spec(mission)
     strategy = synthesize(spec, dataclasses.replace(mission.synthesis, order="as-written"))
     audit = audit_mission(strategy.strategy, mission, spec).raw_audit
-    assert audit.verdict == AuditVerdict.FAIL and audit.defect_kinds
+    assert audit.verdict == AuditVerdict.FAIL
+    assert audit.defect_kinds == ["BOUNDED_FAILURE_VIOLATION"]
     assert result.code == Code.AUTOMATON_INVALID and result.states == []
     assert result.messages[0] == "audit FAIL: " + ", ".join(sorted(set(audit.defect_kinds)))
     for defect in audit.defects:
@@ -202,13 +207,13 @@ def test_a_spent_time_budget_is_the_references_timeout_code():
     request = dataclasses.replace(QUADCOPTER, synthesis_timeout_s=0.5)
     result = answer(request, Settings())
     assert result.code == Code.SYNTHESIS_FAILED and result.states == []
-    assert "time budget of 0.5 exhausted" in result.messages[0]
+    assert result.messages[0].startswith("synthesis stopped: the time budget of 0.5 s ran out")
     assert "synthesis_timeout_s" in result.messages[0]
 
 
 def test_not_well_separated_fails_when_asked():
     """The quadcopter's one-hot Fair-Outcome + pending spec is not well-separated."""
-    request = dataclasses.replace(QUADCOPTER, synthesis_timeout_s=0.5, synthesis_options=(
+    request = dataclasses.replace(QUADCOPTER, synthesis_timeout_s=120.0, synthesis_options=(
         "{encoding: one-hot, liveness: fair-outcome, pending: true, "
         "fail_on_non_well_separated: true}"))
     result = answer(request, Settings())

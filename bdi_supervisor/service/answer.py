@@ -13,8 +13,8 @@ a seed spec that cannot be used           ``SPEC_COMPILATION_FAILED``  the spec'
 not well-separated (asked to fail)        ``SYNTHESIS_FAILED``       the cases
 unrealizable                              ``SPEC_UNSYNTHESIZABLE``   the explanation's core, in
                                                                      the mission's terms
-time or node budget spent                 ``SYNTHESIS_FAILED``       the budget and the phase
-                                                                     (the reference's timeout)
+time or node budget spent (spec,          ``SYNTHESIS_FAILED``       the budget and the phase
+well-separation, synthesis)                                          (the reference's timeout)
 audit FAIL                                ``AUTOMATON_INVALID``      the defect kinds
 audit INCOMPLETE                          ``AUDIT_INCOMPLETE``       why
 not a FlexBE state machine                ``SM_GENERATION_FAILED``   why
@@ -163,8 +163,8 @@ def answer_run(run: Any, outcome_states: bool = True) -> Answer:
     last = run.stages[-1]
     if last.name == "well_separation" and not last.ok:
         return Answer(Code.SYNTHESIS_FAILED, [], messages)
-    if last.name == "synthesis" and not last.ok:
-        code, lines = _synthesis_failure(run)
+    if last.name in ("spec", "synthesis") and not last.ok:
+        code, lines = _synthesis_failure(run, last.record)
         return Answer(code, [], lines + messages)
     if last.name == "audit" and not last.ok:
         code, lines = _audit_failure(run)
@@ -191,15 +191,22 @@ def _separation_lines(run: Any) -> list[str]:
     return [f"well-separation: {record.status}{cases}"]
 
 
-def _synthesis_failure(run: Any) -> tuple[Code, list[str]]:
+def _synthesis_failure(run: Any, record: dict) -> tuple[Code, list[str]]:
+    """Unrealizable, or stopped by the run's budget (in the spec, well-separation or synthesis
+    stage: the reference's timeout)."""
     result = run.synthesis
-    if result.status == Realizability.UNREALIZABLE:
+    if result is not None and result.status == Realizability.UNREALIZABLE:
         lines = ["unrealizable: " + (result.failure.message if result.failure else
                                      "the environment can keep the goals from being met")]
         return Code.SPEC_UNSYNTHESIZABLE, lines + _explanation_lines(run.explanation)
+    reason = str(result.incomplete_reason if result is not None
+                 else record.get("incomplete_reason"))
+    budget = run.options.time_budget
+    if budget is not None and reason.startswith("time budget"):  # the stage's share of it
+        reason = f"the time budget of {budget:g} s ran out ({reason})"
     return Code.SYNTHESIS_FAILED, [
-        f"synthesis stopped: {result.incomplete_reason}; raise synthesis_timeout_s in the "
-        "request (or time_budget_s / node_budget in synthesis_options) to allow more"]
+        f"synthesis stopped: {reason}; raise synthesis_timeout_s in the request (or "
+        "time_budget_s / node_budget in synthesis_options) to allow more"]
 
 
 def _explanation_lines(explained: Any) -> list[str]:
