@@ -18,8 +18,6 @@ import json
 import sys
 from pathlib import Path
 
-from rich.markup import escape
-
 from bdi_supervisor.cli.arguments import (
     OVERRIDES,
     add_mission_argument,
@@ -27,7 +25,6 @@ from bdi_supervisor.cli.arguments import (
     overrides_from_args,
 )
 from bdi_supervisor.common import ExitCode
-from bdi_supervisor.display import output_console
 from bdi_supervisor.helptext import examples
 from bdi_supervisor.limits import printable
 
@@ -74,7 +71,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def ask_operator(activation, question, console=None, stream=None) -> str:
     """Ask on the terminal for an operator decision: one of the catalog's outcomes (the words
     ``--force`` takes) or a FlexBE outcome of the state, asked again until it is one."""
+    from rich.markup import escape
     from rich.prompt import Prompt
+
+    from bdi_supervisor.display import output_console
 
     hint = activation.parameters.get("hint") or activation.capability
     aliases = "/".join(name for name, choice in question.aliases.items() if name != choice)
@@ -145,6 +145,7 @@ def _print_failure(args: argparse.Namespace, prepared) -> None:
     command that writes and pictures them."""
     from bdi_supervisor.cli.arguments import command_line
     from bdi_supervisor.cli.synthesis_view import print_audit_failure
+    from bdi_supervisor.display import output_console
 
     if args.from_dir:
         where = f"{Path(args.from_dir) / 'audit.json'}, key 'defects'"
@@ -216,6 +217,7 @@ def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
     print(printable(f"mission {mission.name}: {verdict.message}"), file=sys.stderr)
     if explained is not None:
         from bdi_supervisor.cli.explanation_view import print_explanation
+        from bdi_supervisor.display import output_console
 
         print_explanation(explained.to_dict(), output_console(), source=args.mission,
                           timeline=explained.timeline)
@@ -228,6 +230,7 @@ def _execute(args: argparse.Namespace, mission, prepared):
     An operator session (``--operator`` on a terminal) prints each step as it ends, and its
     operator's answers are theirs: the mission's seeded random failures apply only with
     ``--seed`` and never to the decisions the operator makes."""
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.runtime.progress import ProgressView, StepLines
     from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
@@ -253,7 +256,7 @@ def _execute(args: argparse.Namespace, mission, prepared):
 def _print_header(args: argparse.Namespace, mission, prepared) -> None:
     """The supervisor's size at each stage and its audit warnings."""
     from bdi_supervisor.cli.synthesis_view import print_audit_warnings
-    from bdi_supervisor.display import plain
+    from bdi_supervisor.display import output_console, plain
 
     counts = prepared.counts
     console = output_console()
@@ -270,6 +273,7 @@ def _print_run(args: argparse.Namespace, mission, prepared, result, monitor,
                asked: bool) -> None:
     """The run's record (``--json``) or its timeline (its status line alone when each step was
     printed as it ended) and verdicts."""
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.runtime.progress import print_result
 
     if args.json:
