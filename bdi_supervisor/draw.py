@@ -9,8 +9,9 @@ to the DOT file and says so in its result.
 
 Nodes show the state id, what it activates (capability or SM outcome) and, for reduced
 strategies, the raw states merged into it; edges show the outcome observed on them. Trap states
-are filled red, livelock states orange, counterexample paths drawn as bold red edges, initial
-states get an entry arrow.
+are filled red, livelock states (environment-sustained or nominal) orange, counterexample paths
+(a nominal livelock's lasso with its cycle) drawn as bold red edges, initial states get an entry
+arrow.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from bdi_supervisor.audit.protocol import ProtocolView
 from bdi_supervisor.audit.record import (
     ENVIRONMENT_SUSTAINED_LIVELOCK,
     GOAL_UNREACHABLE_TRAP,
+    NOMINAL_LIVELOCK,
     AuditRecord,
 )
 from bdi_supervisor.catalog.model import Catalog
@@ -64,9 +66,9 @@ def _findings(record: AuditRecord | Mapping | None) -> tuple[set[int], set[int],
     for defect in [*data.get("defects", []), *data.get("warnings", [])]:
         if defect["kind"] == GOAL_UNREACHABLE_TRAP:
             traps.update(defect["states"])
-        elif defect["kind"] == ENVIRONMENT_SUSTAINED_LIVELOCK:
+        elif defect["kind"] in (ENVIRONMENT_SUSTAINED_LIVELOCK, NOMINAL_LIVELOCK):
             livelocks.update(defect["states"])
-        trace = [step["state"] for step in defect.get("trace", [])]
+        trace = [step["state"] for step in [*defect.get("trace", []), *defect.get("cycle", [])]]
         edges.update(itertools.pairwise(trace))
     return traps, livelocks, edges
 

@@ -12,6 +12,7 @@ from bdi_supervisor.audit.record import (
     DEADLOCK,
     ENVIRONMENT_SUSTAINED_LIVELOCK,
     GOAL_UNREACHABLE_TRAP,
+    NOMINAL_LIVELOCK,
     PROTOCOL_VIOLATION,
 )
 from bdi_supervisor.common import AuditVerdict
@@ -367,19 +368,28 @@ def test_environment_sustained_livelock_with_an_exit():
         ("br_c", "finished", []),
         ("bd_f", "br_a", [4]),
     ])
-    options = AuditOptions(env_liveness=[FAIR_GR, FAIR_BD], livelock="defect")
+    options = AuditOptions(env_liveness=[FAIR_GR, FAIR_BD], livelock="defect",
+                           nominal_livelock="off")
     record = audit(strategy, MISSION, options=options)
     assert record.verdict == AuditVerdict.FAIL and kinds(record) == [ENVIRONMENT_SUSTAINED_LIVELOCK]
     assert record.defects[0].states == [1, 2, 3]
     assert GOAL_UNREACHABLE_TRAP not in kinds(record)
     # callables work as assumptions too
     as_callable = AuditOptions(env_liveness=[lambda s, d: not s.get("gr_a") or d.get("gr_c")],
-                               livelock="defect")
+                               livelock="defect", nominal_livelock="off")
     assert kinds(audit(strategy, MISSION, options=as_callable)) == [ENVIRONMENT_SUSTAINED_LIVELOCK]
-    assert audit(strategy, MISSION, options=AuditOptions(livelock="off")).warnings == []
-    # an assumption the cycle can never meet makes it unfair: no livelock
-    never = AuditOptions(env_liveness=[Var("br_c", True)], livelock="defect")
+    off = AuditOptions(livelock="off", nominal_livelock="off")
+    assert audit(strategy, MISSION, options=off).warnings == []
+    # an assumption the cycle can never meet makes it unfair: no environment-sustained livelock
+    never = AuditOptions(env_liveness=[Var("br_c", True)], livelock="defect",
+                         nominal_livelock="off")
     assert audit(strategy, MISSION, options=never).verdict == AuditVerdict.PASS
+    # the cycle bd → gr → bd needs no failure at all: a nominal livelock (by default a defect),
+    # also when the assumption can never be met there (the environment never gets the chance)
+    for liveness in ([FAIR_GR, FAIR_BD], [Var("br_c", True)]):
+        record = audit(strategy, MISSION, options=AuditOptions(env_liveness=liveness))
+        assert record.verdict == AuditVerdict.FAIL and kinds(record) == [NOMINAL_LIVELOCK]
+        assert record.defects[0].states == [1, 2]
 
 
 def test_reduced_strategy_is_audited_structurally():

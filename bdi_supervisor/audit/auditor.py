@@ -22,10 +22,19 @@ per state at most).
   visits an edge of every environment liveness assumption: an environment that respects its
   assumptions can keep the robot there forever (generalized Büchi emptiness per SCC on the
   goal-free subgraph). A warning by default; ``livelock="defect"`` makes it a defect.
+- ``NOMINAL_LIVELOCK``: inside a non-trap SCC, a cycle on which no outcome is a failure and no
+  success goal (a goal other than a failure SM outcome) holds, and that meets every assumption
+  its states give the environment a chance to meet (a nominal edge of the state meets it): a
+  lasso on which the environment never fails and is fair, yet the robot never reaches its goal,
+  typically a vacuous win under Fair-Outcome with pending memory (Streett emptiness by SCC
+  refinement, :mod:`bdi_supervisor.audit.nominal`). A defect by default;
+  ``nominal_livelock="warning"`` makes it a warning.
 
 Every strategy path lifts to exactly one product path (counters saturate at the bound after a
 violation is recorded), so trap and livelock checks on the strategy graph agree with the product.
-Everything is linear: O((n+m)(k+1)B) for the product, O((n+m)(k+J)) for the rest.
+Everything else is linear: O((n+m)(k+1)B) for the product, O((n+m)(k+J)) for the rest, except
+the nominal livelock refinement, O(n(n+m) + mJ) at worst and O((n+m)J) when no round removes a
+state.
 """
 
 from __future__ import annotations
@@ -35,12 +44,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bdi_supervisor.audit import record as rec
+from bdi_supervisor.audit.nominal import FairSet, fair_sets
 from bdi_supervisor.audit.predicates import Predicate, PredicateLike, compile_predicate
 from bdi_supervisor.audit.protocol import ENUMERATED, Observation, ProtocolView
 from bdi_supervisor.catalog.model import COMPLETED, Catalog
 from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.graph import bfs_tree, path_to, tarjan_scc
+from bdi_supervisor.specgen.propositions import pending_prop
 from bdi_supervisor.synthesis.strategy import Strategy
 
 LIVELOCK_MODES = ("warning", "defect", "off")
@@ -58,6 +69,8 @@ class AuditOptions:
     env_liveness: Sequence[PredicateLike] = ()
     #: what an environment-sustained livelock is: ``warning`` | ``defect`` | ``off``
     livelock: str = "warning"
+    #: what a nominal livelock is: ``defect`` | ``warning`` | ``off``
+    nominal_livelock: str = "defect"
     time_budget_s: float | None = 5.0
     max_product_states: int | None = 5_000_000
     #: defects reported per kind (all are counted in ``stats["defect_counts"]``)
@@ -169,8 +182,10 @@ class _Graph:
         return [{**i, **states[t].outputs} for i, t in zip(self.edge_inputs(u), self.adj[u])]
 
 
-def _trace(ctx: _Context, graph: _Graph, path: list[int], last_input: dict | None = None
-           ) -> list[rec.Step]:
+def _trace(ctx: _Context, graph: _Graph, path: list[int], last_input: dict | None = None,
+           edges: Sequence[int] | None = None) -> list[rec.Step]:
+    """Steps along ``path``; ``edges[i]`` (when given) is the index of the edge taken from
+    ``path[i]``, else the first edge to the next state is."""
     strategy = ctx.strategy
     steps = []
     for pos, v in enumerate(path):
@@ -178,10 +193,11 @@ def _trace(ctx: _Context, graph: _Graph, path: list[int], last_input: dict | Non
         inputs = state.inputs
         if pos > 0:
             u = path[pos - 1]
-            for i, t in zip(graph.edge_inputs(u), graph.adj[u]):
-                if t == v:
-                    inputs = i
-                    break
+            if edges is not None:
+                inputs = graph.edge_inputs(u)[edges[pos - 1]]
+            else:
+                inputs = next((i for i, t in zip(graph.edge_inputs(u), graph.adj[u]) if t == v),
+                              inputs)
         if pos == len(path) - 1 and last_input is not None:
             inputs = last_input
         steps.append(rec.Step(v, _compact(inputs), _compact(state.outputs),
@@ -425,12 +441,29 @@ def _goal_flags(graph: _Graph, goals: list[Predicate], deadline: _Deadline) -> l
     return flags
 
 
-def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
-                         env_liveness: list[Predicate]) -> None:
+@dataclass
+class _Components:
+    """The SCCs of the reachable strategy graph and which of them can reach a goal cycle."""
+
+    comp: list[int]
+    members: list[list[int]]
+    cyclic: list[bool]
+    #: per SCC: a cyclic SCC with a goal edge is reachable from it (not a trap)
+    ok: list[bool]
+    #: per state: its position in the BFS order (the first reached state of a set leads)
+    rank: list[int]
+
+    def live(self, u: int) -> bool:
+        """Whether ``u`` lies on a cycle of an SCC that can reach the goal."""
+        c = self.comp[u]
+        return self.ok[c] and self.cyclic[c]
+
+
+def _traps(ctx: _Context, graph: _Graph, flags: list[list[bool]]) -> _Components:
+    """Report the goal-unreachable traps; the SCCs for the livelock checks."""
     rank = [0] * graph.n
     for position, v in enumerate(graph.order):
         rank[v] = position
-    flags = _goal_flags(graph, goals, ctx.deadline)
     comp, members, cyclic = _sccs(graph, graph.adj, graph.roots)
     ctx.deadline.check()
     count = len(members)
@@ -462,17 +495,20 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
                         rec.GOAL_UNREACHABLE_TRAP,
                         f"{_states(states)} from which no goal can be reached again",
                         states, _state_trace(ctx, graph, first)))
-    if ctx.options.livelock == "off":
-        return
-    ctx.deadline.check()
+    return _Components(comp, members, cyclic, ok, rank)
+
+
+def _environment_livelocks(ctx: _Context, graph: _Graph, flags: list[list[bool]],
+                           parts: _Components, env_liveness: list[Predicate]) -> None:
+    """Report goal-free cycles of non-trap SCCs that meet every env liveness assumption."""
+    comp = parts.comp
     sub: list[list[int]] = [[] for _ in range(graph.n)]
     starts = []
     for u in graph.order:
-        c = comp[u]
-        if not (ok[c] and cyclic[c]):
+        if not parts.live(u):
             continue
         starts.append(u)
-        sub[u] = [t for t, hit in zip(graph.adj[u], flags[u]) if not hit and comp[t] == c]
+        sub[u] = [t for t, hit in zip(graph.adj[u], flags[u]) if not hit and comp[t] == comp[u]]
     sub_comp, sub_members, sub_cyclic = _sccs(graph, sub, starts)
     for d, states_d in enumerate(sub_members):
         if not sub_cyclic[d]:
@@ -491,7 +527,7 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
                         met[j] = True
         if not all(met):
             continue
-        first = _first_reached(graph, states_d, rank)
+        first = _first_reached(graph, states_d, parts.rank)
         states = sorted(states_d)
         ctx.add(rec.ENVIRONMENT_SUSTAINED_LIVELOCK, tuple(states),
                 lambda states=states, first=first: rec.Defect(
@@ -504,6 +540,110 @@ def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
                 warning=ctx.options.livelock == "warning")
 
 
+@dataclass
+class _NominalEdges:
+    """Per state of a non-trap cycle: its inner edges (nominal, no success goal, inside its SCC),
+    the assumptions each edge meets (masks, 0 for a failure) and those the state enables."""
+
+    inner: list[list[int]]
+    meets: list[list[int]]
+    enabled: list[int]
+
+
+def _nominal_edges(ctx: _Context, graph: _Graph, flags: list[list[bool]], parts: _Components,
+                   candidates: list[int], env_liveness: list[Predicate]) -> _NominalEdges:
+    edges = _NominalEdges([[] for _ in range(graph.n)], [[] for _ in range(graph.n)],
+                          [0] * graph.n)
+    for count, u in enumerate(candidates):
+        if count % 1024 == 0:
+            ctx.deadline.check()
+        src = graph.arrival(u)
+        dsts = graph.edge_arrival(u) if env_liveness else [{}] * len(graph.adj[u])
+        row = edges.meets[u]
+        for k, (t, hit, observed, dst) in enumerate(zip(graph.adj[u], flags[u],
+                                                        graph.edge_obs[u], dsts)):
+            if any(o.failure for o in observed):
+                row.append(0)
+                continue
+            mask = 0
+            for j, assumption in enumerate(env_liveness):
+                if assumption.fn(src, dst):
+                    mask |= 1 << j
+            row.append(mask)
+            edges.enabled[u] |= mask
+            if not hit and parts.comp[t] == parts.comp[u]:
+                edges.inner[u].append(k)
+    return edges
+
+
+def _nominal_livelocks(ctx: _Context, graph: _Graph, flags: list[list[bool]],
+                       parts: _Components, env_liveness: list[Predicate]) -> None:
+    """Report the nominal livelocks (:mod:`bdi_supervisor.audit.nominal`) of non-trap SCCs;
+    ``flags`` mark the success-goal edges. A state that asserts an SM outcome ends the run (the
+    realized machine's container outcome), so no livelock passes through it."""
+    states = ctx.strategy.states
+    candidates = [u for u in graph.order if parts.live(u) and not graph.virtual[u]
+                  and not ctx.view.sm_outcomes_of(states[u].outputs)]
+    edges = _nominal_edges(ctx, graph, flags, parts, candidates, env_liveness)
+    found = fair_sets(candidates, graph.adj, edges.inner, edges.meets, edges.enabled, parts.rank,
+                      len(env_liveness), ctx.deadline.check)
+    for fair in found:
+        ctx.add(rec.NOMINAL_LIVELOCK, tuple(fair.states),
+                lambda fair=fair: _nominal_defect(ctx, graph, fair, edges, env_liveness),
+                warning=ctx.options.nominal_livelock == "warning")
+
+
+def _nominal_defect(ctx: _Context, graph: _Graph, fair: FairSet, edges: _NominalEdges,
+                    env_liveness: list[Predicate]) -> rec.Defect:
+    """The lasso of a nominal livelock, in mission terms."""
+    path = [fair.entry, *(graph.adj[u][k] for u, k in fair.cycle)]
+    cycle = _trace(ctx, graph, path, edges=[k for _, k in fair.cycle])[1:]
+    on_cycle = [u for u, _ in fair.cycle]
+    activated = [cap for u in on_cycle for cap in graph.active[u]]
+    outputs = [ctx.strategy.states[u].outputs for u in on_cycle]
+    pending = [cap for cap in ctx.view.capabilities if cap not in activated
+               and all(out.get(pending_prop(cap)) for out in outputs)]
+    members = set(fair.states)
+    exits = []
+    for u in dict.fromkeys(on_cycle):
+        for k, (t, observed) in enumerate(zip(graph.adj[u], graph.edge_obs[u])):
+            if k in edges.inner[u] and t in members:
+                continue
+            target = ctx.strategy.states[t].outputs
+            exits.append({"from": u, "to": t, "failure": any(o.failure for o in observed),
+                          "label": ctx.view.describe(graph.edge_inputs(u)[k], target)})
+    walk = " → ".join([*activated, activated[0]]) if activated else f"{len(cycle)} state(s)"
+    message = (f"with every outcome a success the robot can loop forever without reaching the "
+               f"goal: {walk}")
+    if pending:
+        message += f", {', '.join(pending)} pending and never activated again"
+    return rec.Defect(
+        rec.NOMINAL_LIVELOCK, message, fair.states, _state_trace(ctx, graph, fair.entry),
+        details={"capabilities": activated, "pending": pending,
+                 "unmet_assumptions": [a.name for j, a in enumerate(env_liveness)
+                                       if fair.unmet >> j & 1],
+                 "exits": exits[:ctx.options.max_defects_per_kind]},
+        cycle=cycle)
+
+
+def _traps_and_livelocks(ctx: _Context, graph: _Graph, goals: list[Predicate],
+                         env_liveness: list[Predicate], success_goals: list[Predicate]) -> None:
+    """Traps, environment-sustained and nominal livelocks (``success_goals``: the goals that
+    are not failure SM outcomes)."""
+    flags = _goal_flags(graph, goals, ctx.deadline)
+    parts = _traps(ctx, graph, flags)
+    if ctx.options.livelock != "off":
+        ctx.deadline.check()
+        _environment_livelocks(ctx, graph, flags, parts, env_liveness)
+    if ctx.options.nominal_livelock != "off":
+        ctx.deadline.check()
+        started = time.perf_counter()
+        if len(success_goals) != len(goals):
+            flags = _goal_flags(graph, success_goals, ctx.deadline)
+        _nominal_livelocks(ctx, graph, flags, parts, env_liveness)
+        ctx.stats["nominal_livelock_s"] = time.perf_counter() - started
+
+
 def audit(strategy: Strategy, catalog: Catalog,
           goals: Sequence[PredicateLike] | None = None,
           options: AuditOptions | None = None) -> rec.AuditRecord:
@@ -514,8 +654,10 @@ def audit(strategy: Strategy, catalog: Catalog,
     a recurrence goal: a cycle must pass through it, so terminal outcomes are absorbing states.
     """
     options = options or AuditOptions()
-    if options.livelock not in LIVELOCK_MODES:
-        raise ValueError(f"livelock must be one of {LIVELOCK_MODES}, got {options.livelock!r}")
+    for key in ("livelock", "nominal_livelock"):
+        if getattr(options, key) not in LIVELOCK_MODES:
+            raise ValueError(f"{key} must be one of {LIVELOCK_MODES}, "
+                             f"got {getattr(options, key)!r}")
     started = time.perf_counter()
     view = ProtocolView.for_strategy(strategy, catalog, options.encoding)
     structural = options.structural_only
@@ -524,6 +666,8 @@ def audit(strategy: Strategy, catalog: Catalog,
     if goals is None:
         goals = list(view.sm_outcomes)
     compiled_goals = [compile_predicate(g, i) for i, g in enumerate(goals)]
+    success_goals = [c for g, c in zip(goals, compiled_goals)
+                     if not (isinstance(g, str) and g.strip() in view.failure_sm_outcomes)]
     env_liveness = [compile_predicate(a, i) for i, a in enumerate(options.env_liveness)]
     ctx = _Context(strategy, view, options, _Deadline(options.time_budget_s))
     incomplete: str | None = None
@@ -542,7 +686,8 @@ def audit(strategy: Strategy, catalog: Catalog,
         if not structural:
             ctx.stats["product_states"] = _bounded_failures(ctx, graph)
         if compiled_goals:
-            _traps_and_livelocks(ctx, graph, compiled_goals, env_liveness)
+            _traps_and_livelocks(ctx, graph, compiled_goals, env_liveness,
+                                 success_goals or compiled_goals)
         else:
             incomplete = "no goal given and the catalog has no SM outcomes: trap check skipped"
     except BudgetExceeded as error:

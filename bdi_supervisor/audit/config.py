@@ -4,7 +4,8 @@ Mission files may carry an ``audit:`` section (all keys optional)::
 
     audit:
       goals: [br_c]          # proposition names; default: SM outcomes, else the request goals
-      livelock: warning      # warning | defect | off
+      livelock: warning      # environment-sustained livelocks: warning | defect | off
+      nominal_livelock: defect  # nominal livelocks: defect | warning | off
       time_budget_s: 5
       max_product_states: 5000000
       proceed_on_fail: false
@@ -25,8 +26,8 @@ from bdi_supervisor.spec.gr1 import GR1Spec, Origin
 from bdi_supervisor.specgen.propositions import memory_prop, to_enumerated
 from bdi_supervisor.synthesis.strategy import Strategy
 
-AUDIT_KEYS = ("goals", "livelock", "time_budget_s", "max_product_states", "proceed_on_fail",
-              "proceed_on_incomplete")
+AUDIT_KEYS = ("goals", "livelock", "nominal_livelock", "time_budget_s", "max_product_states",
+              "proceed_on_fail", "proceed_on_incomplete")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class AuditConfig:
 
     goals: tuple[str, ...] | None = None
     livelock: str = "warning"
+    nominal_livelock: str = "defect"
     time_budget_s: float | None = 5.0
     max_product_states: int | None = 5_000_000
     proceed_on_fail: bool = False
@@ -55,10 +57,13 @@ def audit_config(mission: Mission) -> AuditConfig:
             raise mission.section_error("goals must be a list of proposition names", "audit",
                                         "goals", found=repr(goals), expected="e.g. [br_c]")
         goals = tuple(goals)
-    livelock = section.get("livelock", "warning")
-    if livelock not in LIVELOCK_MODES:
-        raise mission.section_error("bad livelock mode", "audit", "livelock", found=repr(livelock),
-                                    expected=" | ".join(LIVELOCK_MODES))
+    modes = {}
+    for key, default in (("livelock", "warning"), ("nominal_livelock", "defect")):
+        mode = section.get(key, default)
+        if not isinstance(mode, str) or mode not in LIVELOCK_MODES:
+            raise mission.section_error("bad livelock mode", "audit", key, found=repr(mode),
+                                        expected=" | ".join(LIVELOCK_MODES))
+        modes[key] = mode
     numbers = {}
     for key, default in (("time_budget_s", 5.0), ("max_product_states", 5_000_000)):
         value = section.get(key, default)
@@ -73,8 +78,9 @@ def audit_config(mission: Mission) -> AuditConfig:
             raise mission.section_error("must be true or false", "audit", key, found=repr(value))
         flags[key] = value
     max_states = numbers["max_product_states"]
-    return AuditConfig(goals, livelock, numbers["time_budget_s"],
-                       None if max_states is None else int(max_states), **flags)
+    return AuditConfig(goals, modes["livelock"], modes["nominal_livelock"],
+                       numbers["time_budget_s"], None if max_states is None else int(max_states),
+                       **flags)
 
 
 def _resolve(formula: Formula, names: set[str]) -> Formula:
@@ -113,6 +119,7 @@ def audit_options(config: AuditConfig, spec: GR1Spec | None = None,
     """Auditor options from the config; environment liveness assumptions from the spec."""
     env_liveness = [clause.formula for clause in spec.env_liveness] if spec is not None else []
     return AuditOptions(encoding=encoding, env_liveness=env_liveness, livelock=config.livelock,
+                        nominal_livelock=config.nominal_livelock,
                         time_budget_s=config.time_budget_s,
                         max_product_states=config.max_product_states)
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bdi_supervisor.catalog.model import Catalog
+from bdi_supervisor.catalog.model import Catalog, is_failure_outcome
+from bdi_supervisor.common import FAILURE_SM_OUTCOMES
 from bdi_supervisor.specgen.propositions import (
     CAPABILITY_VARIABLE,
     activation,
@@ -39,6 +40,12 @@ class Observation:
     capability: str | None
     outcome: str
     proposition: str
+
+    @property
+    def failure(self) -> bool:
+        """Whether the outcome is a failure (the catalog's normalized outcome is not
+        ``completed``)."""
+        return is_failure_outcome(self.outcome)
 
 
 def infer_encoding(strategy: Strategy) -> str:
@@ -64,6 +71,11 @@ class ProtocolView:
         self.encoding = encoding
         self.capabilities = sorted(catalog.capabilities)
         self.sm_outcomes = tuple(sorted(set(catalog.sm_outcome_mappings.values())))
+        #: SM outcome propositions that only failure outcomes (``failed``, ``aborted``…) map to
+        self.failure_sm_outcomes = frozenset(
+            prop for prop in self.sm_outcomes
+            if all(o in FAILURE_SM_OUTCOMES for o, p in catalog.sm_outcome_mappings.items()
+                   if p == prop))
         self.slots = enumerated_slots(catalog)
         #: one-hot activation proposition per capability
         self.activation_props = {name: activation(name) for name in self.capabilities}

@@ -12,9 +12,10 @@ PROTOCOL_VIOLATION = "PROTOCOL_VIOLATION"
 DEADLOCK = "DEADLOCK"
 BOUNDED_FAILURE_VIOLATION = "BOUNDED_FAILURE_VIOLATION"
 GOAL_UNREACHABLE_TRAP = "GOAL_UNREACHABLE_TRAP"
+NOMINAL_LIVELOCK = "NOMINAL_LIVELOCK"
 ENVIRONMENT_SUSTAINED_LIVELOCK = "ENVIRONMENT_SUSTAINED_LIVELOCK"
 DEFECT_KINDS = (PROTOCOL_VIOLATION, DEADLOCK, BOUNDED_FAILURE_VIOLATION, GOAL_UNREACHABLE_TRAP,
-                ENVIRONMENT_SUSTAINED_LIVELOCK)
+                NOMINAL_LIVELOCK, ENVIRONMENT_SUSTAINED_LIVELOCK)
 
 FORMAT = "bdi_supervisor/audit"
 FORMAT_VERSION = 1
@@ -37,7 +38,9 @@ class Defect:
 
     ``trace`` runs from an initial state to where the defect shows (for a bounded-failure
     violation: the last failure; for a trap or livelock: the first state of the cycle reached);
-    ``states`` are the strategy states involved (the trap's or livelock's states).
+    ``states`` are the strategy states involved (the trap's or livelock's states). A nominal
+    livelock is a lasso: ``trace`` is its prefix and ``cycle`` the steps that lead from the
+    prefix's last state back to it, repeated forever.
     """
 
     kind: str
@@ -46,6 +49,7 @@ class Defect:
     trace: list[Step] = field(default_factory=list)
     capability: str | None = None
     details: dict = field(default_factory=dict)
+    cycle: list[Step] = field(default_factory=list)
 
 
 @dataclass

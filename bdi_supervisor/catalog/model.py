@@ -16,6 +16,13 @@ from bdi_supervisor.spec.formula import Formula
 COMPLETED = "completed"
 
 
+def is_failure_outcome(outcome: str) -> bool:
+    """Whether a normalized outcome is a failure: every outcome but ``completed`` is one (all the
+    FlexBE outcomes that ``state_outcome_mappings`` maps to ``completed`` are successes, e.g. an
+    operator decision's several success answers)."""
+    return outcome != COMPLETED
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A FlexBE state parameter: a constant (``value``) or chosen by synthesis (``variable``)."""
@@ -55,7 +62,7 @@ class Capability:
     @property
     def failure_capable(self) -> bool:
         """True when the capability has an outcome other than ``completed``."""
-        return any(o != COMPLETED for o in self.outcomes)
+        return any(is_failure_outcome(o) for o in self.outcomes)
 
 
 @dataclass(frozen=True)
