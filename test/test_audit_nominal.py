@@ -7,11 +7,11 @@ auditor's use of it on random strategies.
 """
 
 import itertools
-from collections import deque
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.audit_builders import make_catalog, one_hot
+from support.audit_builders import make_catalog, one_hot, reach_from
 from support.paths import MISSIONS
 
 from bdi_supervisor import pipeline
@@ -23,6 +23,7 @@ from bdi_supervisor.audit.record import (
     NOMINAL_LIVELOCK,
 )
 from bdi_supervisor.catalog.loader import load_catalog
+from bdi_supervisor.cli.main import main
 from bdi_supervisor.common import AuditVerdict
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.reduce import reduce
@@ -59,17 +60,6 @@ def _or(masks) -> int:
     return out
 
 
-def _reach(graph: dict, start: int) -> set:
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        for t in graph[queue.popleft()]:
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return seen
-
-
 def enumerate_fair(k, candidates, adj, inner, meets, enabled) -> list[frozenset]:
     """Every set of candidates strongly connected by inner edges, each assumption met on one
     of them or enabled by none of its states."""
@@ -79,7 +69,7 @@ def enumerate_fair(k, candidates, adj, inner, meets, enabled) -> list[frozenset]
             inside = set(group)
             edges = [(u, adj[u][i]) for u in group for i in inner[u] if adj[u][i] in inside]
             graph = {u: [t for a, t in edges if a == u] for u in group}
-            if not edges or any(_reach(graph, u) != inside for u in group):
+            if not edges or any(reach_from(graph, u) != inside for u in group):
                 continue
             met = _or(meets[u][i] for u in group for i in inner[u] if adj[u][i] in inside)
             if not _or(enabled[u] for u in group) & ~met:
@@ -151,8 +141,9 @@ def test_the_vacuous_snack_loop_is_a_nominal_livelock():
     assert defect.details["capabilities"] == ["pay", "snack", "prep"]
     assert defect.details["pending"] == ["soda"]
     assert defect.details["unmet_assumptions"] == ["(!soda_p | soda_c')"]
-    assert {(e["from"], e["to"], e["failure"]) for e in defect.details["exits"]} == {
-        (5, 9, True), (6, 7, True)}
+    # a failed payment (5 → 9) only retries the payment: the goal comes back after a snack fails
+    assert [(e["from"], e["to"], e["failure"], e["outcome"])
+            for e in defect.details["exits"]] == [(6, 7, True, "failure")]
     assert "pay → snack → prep → pay" in defect.message and "soda pending" in defect.message
     # a warning when the mission says so, nothing when off; the reduced strategy has it too
     warned = audit(strategy, SHOP, ["finished"],
@@ -304,3 +295,22 @@ def test_vending_extended_fair_outcome_pending_is_refused():
         assert any(step.inputs == {"failure": True} or step.inputs == {"soda_f": True}
                    for step in defect.trace)
         assert all(e["failure"] for e in defect.details["exits"])
+
+
+def test_the_cli_names_the_nominal_livelock(tmp_path, capsys):
+    """synthesize and run name the defect, the loop, the pending capability and the failures
+    that leave the loop; audit.json holds the lasso (prefix, cycle) and its details."""
+    argv = ["vending_extended", "--liveness", "fair-outcome", "--pending"]
+    assert main(["synthesize", *argv, "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "audit FAIL: the raw strategy is not deployable: NOMINAL_LIVELOCK ×1" in out
+    assert "prep_pay → pay → select → snack → prep_pay, soda pending" in out
+    assert ("it runs prep_pay, pay, select, snack again and again while every outcome "
+            "succeeds; the goal comes back only after snack → failure") in out
+    record = json.loads((tmp_path / "vending_extended" / "one-hot-FP" / "audit.json").read_text())
+    assert record["defect_kinds"] == [NOMINAL_LIVELOCK]
+    (defect,) = record["defects"]
+    assert defect["cycle"][-1]["state"] == defect["trace"][-1]["state"]
+    assert defect["details"]["pending"] == ["soda"]
+    assert main(["run", *argv]) == 1
+    assert "NOMINAL_LIVELOCK ×1" in capsys.readouterr().err  # refused: on stderr

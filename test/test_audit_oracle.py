@@ -9,11 +9,10 @@ of the auditor is replayed as a lasso.
 """
 
 import itertools
-from collections import deque
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from support.audit_builders import make_catalog, one_hot
+from support.audit_builders import make_catalog, one_hot, reach_from
 
 from bdi_supervisor.audit import AuditOptions, audit
 from bdi_supervisor.audit.record import (
@@ -103,19 +102,6 @@ def sensor_strategies(draw):
                                                           door_ends))) for label in labels]
         state.edge_inputs = labels
     return base
-
-
-def reach_from(adj, start, strict=False):
-    """Nodes reachable from ``start`` (in at least one step when ``strict``)."""
-    seen = set() if strict else {start}
-    queue = deque([start])
-    while queue:
-        u = queue.popleft()
-        for t in adj[u]:
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return seen
 
 
 def oracle(strategy, fairness):

@@ -40,6 +40,7 @@ state.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -589,13 +590,44 @@ def _nominal_livelocks(ctx: _Context, graph: _Graph, flags: list[list[bool]],
                       len(env_liveness), ctx.deadline.check)
     for fair in found:
         ctx.add(rec.NOMINAL_LIVELOCK, tuple(fair.states),
-                lambda fair=fair: _nominal_defect(ctx, graph, fair, edges, env_liveness),
+                lambda fair=fair: _nominal_defect(ctx, graph, fair, flags, env_liveness),
                 warning=ctx.options.nominal_livelock == "warning")
 
 
-def _nominal_defect(ctx: _Context, graph: _Graph, fair: FairSet, edges: _NominalEdges,
+def _exits(ctx: _Context, graph: _Graph, members: set[int], flags: list[list[bool]]
+           ) -> list[dict]:
+    """The edges from ``members`` that reach a success goal without coming back among them."""
+    rev: dict[int, list[int]] = {}
+    good = set()
+    for u in graph.order:
+        if u in members:
+            continue
+        for t, hit in zip(graph.adj[u], flags[u]):
+            if hit:
+                good.add(u)
+            elif t not in members:
+                rev.setdefault(t, []).append(u)
+    queue = deque(good)
+    while queue:
+        for u in rev.get(queue.popleft(), ()):
+            if u not in good:
+                good.add(u)
+                queue.append(u)
+    exits = []
+    for u in sorted(members):
+        for k, (t, hit, observed) in enumerate(zip(graph.adj[u], flags[u], graph.edge_obs[u])):
+            if hit or (t not in members and t in good):
+                target = ctx.strategy.states[t].outputs
+                exits.append({"from": u, "to": t, "failure": any(o.failure for o in observed),
+                              "capability": ", ".join(graph.active[u]) or None,
+                              "outcome": ", ".join(o.outcome for o in observed) or None,
+                              "label": ctx.view.describe(graph.edge_inputs(u)[k], target)})
+    return exits
+
+
+def _nominal_defect(ctx: _Context, graph: _Graph, fair: FairSet, flags: list[list[bool]],
                     env_liveness: list[Predicate]) -> rec.Defect:
-    """The lasso of a nominal livelock, in mission terms."""
+    """The lasso of a nominal livelock, in mission terms; ``flags`` mark success-goal edges."""
     path = [fair.entry, *(graph.adj[u][k] for u, k in fair.cycle)]
     cycle = _trace(ctx, graph, path, edges=[k for _, k in fair.cycle])[1:]
     on_cycle = [u for u, _ in fair.cycle]
@@ -603,16 +635,8 @@ def _nominal_defect(ctx: _Context, graph: _Graph, fair: FairSet, edges: _Nominal
     outputs = [ctx.strategy.states[u].outputs for u in on_cycle]
     pending = [cap for cap in ctx.view.capabilities if cap not in activated
                and all(out.get(pending_prop(cap)) for out in outputs)]
-    members = set(fair.states)
-    exits = []
-    for u in dict.fromkeys(on_cycle):
-        for k, (t, observed) in enumerate(zip(graph.adj[u], graph.edge_obs[u])):
-            if k in edges.inner[u] and t in members:
-                continue
-            target = ctx.strategy.states[t].outputs
-            exits.append({"from": u, "to": t, "failure": any(o.failure for o in observed),
-                          "label": ctx.view.describe(graph.edge_inputs(u)[k], target)})
-    walk = " → ".join([*activated, activated[0]]) if activated else f"{len(cycle)} state(s)"
+    exits = _exits(ctx, graph, set(fair.states), flags)
+    walk = " → ".join([*activated, activated[0]]) if activated else _states(fair.states)
     message = (f"with every outcome a success the robot can loop forever without reaching the "
                f"goal: {walk}")
     if pending:

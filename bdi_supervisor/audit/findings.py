@@ -37,11 +37,14 @@ class Example:
     runs: str = ""
     #: the defect's states form a cycle the strategy cannot leave
     repeats: bool = False
+    #: a loop kept up while nothing fails (a nominal livelock): the outcomes after which the
+    #: goal comes back, ``snack → failure``
+    leaves: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "state": self.state, "message": self.message,
                 "there": self.there, "path": self.path, "runs": self.runs,
-                "repeats": self.repeats}
+                "repeats": self.repeats, "leaves": self.leaves}
 
 
 @dataclass
@@ -141,7 +144,12 @@ def example(defect: Mapping[str, Any], view: ProtocolView | None = None,
     found.runs = ", ".join(view.activated(outputs) + view.sm_outcomes_of(outputs))
     found.path = way_there(trace, view)
     found.repeats = strategy is not None and _cycle(strategy, states)
-    if found.repeats:
+    if defect.get("cycle"):  # a lasso: what the cycle runs, and what leaves it
+        details = _valuation(defect.get("details"))
+        found.runs = ", ".join(dict.fromkeys(str(c) for c in details.get("capabilities") or []))
+        found.leaves = leaving(details.get("exits"))
+        found.repeats = False
+    elif found.repeats:
         found.runs = ", ".join(dict.fromkeys(
             name for s in states if 0 <= s < len(strategy.states)
             for name in view.activated(strategy.states[s].outputs)
@@ -190,6 +198,14 @@ def way_there(trace: list[Mapping[str, Any]], view: ProtocolView) -> str:
             steps.append(f"{name} → {observation.outcome}")
         running = view.activated(_valuation(step.get("outputs")))
     return ", ".join(steps)
+
+
+def leaving(exits: Any) -> str:
+    """The outcomes through which a lasso's loop reaches the goal (its ``details.exits``):
+    ``snack → failure``."""
+    words = [f"{e.get('capability') or '?'} → {e.get('outcome')}" if e.get("outcome")
+             else str(e.get("label") or "") for e in exits or [] if isinstance(e, Mapping)]
+    return ", ".join(dict.fromkeys(w for w in words if w))
 
 
 def _cycle(strategy: Strategy, states: list[int]) -> bool:

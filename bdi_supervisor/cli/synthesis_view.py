@@ -242,6 +242,9 @@ def print_audit_failure(found: list, where: str, closer: str | None,
                 console.print(f"    reached by: {example.path}", markup=False)
             if example.runs:
                 again = " again and again, and cannot leave" if example.repeats else ""
+                if example.leaves:
+                    again = (" again and again while every outcome succeeds; the goal "
+                             f"comes back only after {example.leaves}")
                 console.print(f"    it runs {example.runs}{again}", markup=False)
     console.print(f"  listed in: {where}", markup=False)
     if closer:

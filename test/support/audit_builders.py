@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from bdi_supervisor.catalog.model import Capability, Catalog
 from bdi_supervisor.spec.gr1 import Variable
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
@@ -80,3 +82,16 @@ def coffee_strategy() -> Strategy:
         ("gr_c", "br_a", [3]),
         ("br_c", "bd_a", [1]),
     ])
+
+
+def reach_from(adj, start, strict=False):
+    """Nodes reachable from ``start`` (in at least one step when ``strict``)."""
+    seen = set() if strict else {start}
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        for t in adj[u]:
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return seen

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from bdi_supervisor.common import AuditVerdict, Realizability, Separation
 
 TRAP = "GOAL_UNREACHABLE_TRAP"
+NOMINAL = "NOMINAL_LIVELOCK"
 CONFIGS = ("S", "SP", "F", "FP")
 ENCODINGS = ("one-hot", "enumerated")
 
@@ -37,6 +38,9 @@ UNREALIZABLE_NWS = dataclasses.replace(UNREALIZABLE, separation=Separation.NON_W
 #: realizable, not well-separated, and the raw strategy walks into a goal-unreachable trap
 TRAP_NWS = Cell(Realizability.REALIZABLE, Separation.NON_WELL_SEPARATED, AuditVerdict.FAIL,
                 (TRAP,))
+#: realizable, not well-separated, and the raw strategy has a nominal livelock: a loop it keeps
+#: up while every outcome succeeds, reaching the goal only after a failure
+NOMINAL_NWS = dataclasses.replace(TRAP_NWS, defects=(NOMINAL,))
 
 #: spec → missions sharing it (the first one is synthesized)
 GROUPS = {
@@ -58,12 +62,11 @@ EXPECTED: dict[str, dict[str, tuple[Cell, Cell, Cell, Cell]]] = {
     "coffee": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK)),
     "coffee_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK_NWS)),
     "vending": dict.fromkeys(ENCODINGS, (OK, OK, OK, OK)),
-    # FP: after a failed soda the strategy loops prep_pay → pay → select → snack with soda
-    # pending and tries soda again only after pay or snack fails; with the mission's seeded
-    # failures (pay 0.3, soda 0.2) the acceptance run fails soda once and then loops to its
-    # step limit: realizable, audit PASS, not executable
-    "vending_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, dataclasses.replace(
-        OK_NWS, executable=False))),
+    # FP: after a failed soda the strategy loops prep_pay → pay → select → snack (enumerated:
+    # beer) with soda pending and tries soda again only after pay or snack fails: a nominal
+    # livelock, refused by the audit (deployed anyway, its acceptance run loops to its step
+    # limit)
+    "vending_extended": dict.fromkeys(ENCODINGS, (OK, OK, OK, NOMINAL_NWS)),
     "two_rivers": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, TRAP_NWS)),
     # the designer mistakes of docs/explain.md: unrealizable in every configuration
     "two_rivers_goat_stays": dict.fromkeys(ENCODINGS, (UNREALIZABLE, UNREALIZABLE, UNREALIZABLE,
