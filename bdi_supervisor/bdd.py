@@ -6,7 +6,9 @@ kept as clusters with early quantification.
   calls), and that import costs several times a bare interpreter's start-up. The first import
   of this module loads ``dd.cudd`` while ``import networkx`` is made to fail fast, so ``dd`` takes
   its "networkx is not installed" path; a ``dd`` that cannot do without networkx is then
-  imported the ordinary way. Modules that need CUDD import it from here, never from ``dd``.
+  imported the ordinary way. The ``dd`` modules that ``dd.cudd`` uses only inside functions
+  (:data:`DEFERRED`) are imported when first used. Modules that need CUDD import it from here,
+  never from ``dd``.
 - :func:`manager` is a fresh CUDD manager sized for the problem.
 - :func:`cluster`, :func:`schedule` and :func:`exists_and` are the relational product of a
   partitioned relation: ``∃ names. u ∧ p1 ∧ … ∧ pn`` computed as a chain of ``and_exists``
@@ -18,24 +20,59 @@ kept as clusters with early quantification.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
+
+#: modules ``dd.cudd`` imports but uses only inside functions this project calls rarely or never
+#: (its pure-Python BDD, copying, pickling and expression-parsing helpers): about half the time
+#: of importing ``dd.cudd``, so they are imported on first use (:class:`_OnFirstUse`)
+DEFERRED = ("dd._copy", "dd._parser", "dd.bdd", "dd.autoref")
+
+
+class _OnFirstUse(ModuleType):
+    """Stands in ``sys.modules`` for a module until one of its attributes is read, then imports
+    the module itself (and leaves it in ``sys.modules``) and answers from it."""
+
+    def __getattr__(self, attribute: str) -> object:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        with _without_networkx():
+            module = importlib.import_module(name)
+        return getattr(module, attribute)
+
+
+@contextlib.contextmanager
+def _without_networkx() -> Iterator[None]:
+    """``import networkx`` fails inside (unless networkx is already imported)."""
+    blocked = "networkx" not in sys.modules
+    if blocked:
+        sys.modules["networkx"] = None  # type: ignore[assignment]  # "import networkx" raises
+    try:
+        yield
+    finally:
+        if blocked and sys.modules.get("networkx", False) is None:
+            del sys.modules["networkx"]
 
 
 def _import_cudd() -> ModuleType:
     if "dd.cudd" in sys.modules or "networkx" in sys.modules:
         return importlib.import_module("dd.cudd")
-    sys.modules["networkx"] = None  # type: ignore[assignment]  # "import networkx" raises
+    stand_ins = {name: _OnFirstUse(name) for name in DEFERRED if name not in sys.modules}
+    sys.modules.update(stand_ins)
     try:
-        return importlib.import_module("dd.cudd")
+        with _without_networkx():
+            return importlib.import_module("dd.cudd")
     except ImportError:
         for name in [m for m in sys.modules if m == "dd" or m.startswith("dd.")]:
             del sys.modules[name]
     finally:
-        if sys.modules.get("networkx", False) is None:
-            del sys.modules["networkx"]
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]  # a later import gets the module itself
     return importlib.import_module("dd.cudd")
 
 

@@ -29,10 +29,8 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -353,7 +351,7 @@ def _create_temporary(target: Path) -> Path:
     """A new empty file ``.<name>.<random>.tmp`` beside ``target`` (umask permissions)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     while True:
-        tmp = target.with_name(f".{target.name[:MAX_NAME]}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(f".{target.name[:MAX_NAME]}.{os.urandom(4).hex()}.tmp")
         try:
             os.close(os.open(tmp, flags, 0o666))
         except FileExistsError:
@@ -423,6 +421,8 @@ def write_folder_atomic(path: str | Path, files: dict[str, str],
     _refuse_input_inside(target, what)
     old = target.with_name(f".{target.name}.old")
     _recover(target, old)
+    import tempfile  # here only: it imports random and hashlib, which a file output needs not
+
     tmp = None
     try:
         with interrupts.deferred():  # the folder exists only once ``tmp`` names it

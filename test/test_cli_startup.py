@@ -35,10 +35,12 @@ grant | !req
 """
 
 
-def _loaded_after(code: str, cwd: Path = ROOT) -> set[str]:
-    """Run ``code`` in a fresh interpreter; the top-level packages it left in ``sys.modules``."""
+def _loaded_after(code: str, cwd: Path = ROOT, whole: bool = False) -> set[str]:
+    """Run ``code`` in a fresh interpreter; the top-level packages it left in ``sys.modules``
+    (``whole``: the full module names)."""
+    names = "set(sys.modules)" if whole else "{m.split('.')[0] for m in sys.modules}"
     script = (code + "\nimport json, sys\n"
-              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n")
+              f"print(json.dumps(sorted({names})))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=cwd, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -64,6 +66,29 @@ def test_solve_json_imports_dd_but_no_heavy_library(tmp_path):
         "assert json.loads(out.getvalue())['realizable'] is True")
     assert "dd" in loaded
     assert not loaded & set(HEAVY)
+
+
+def test_solve_json_defers_dds_helpers_and_the_random_modules(tmp_path):
+    """dd's copying, parsing and pure-Python modules are loaded on first use; secrets, tempfile
+    and random only by the paths that need them (a folder output, a random order)."""
+    from bdi_supervisor.bdd import DEFERRED
+
+    spec = tmp_path / "small.structuredslugs"
+    spec.write_text(SPEC)
+    loaded = _loaded_after(
+        "import contextlib, io\n"
+        "from bdi_supervisor.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['solve', {str(spec)!r}, '--json']) == 0\n", whole=True)
+    assert "dd.cudd" in loaded
+    assert not loaded & {*DEFERRED, "secrets", "tempfile", "random", "hashlib"}
+    used = _loaded_after("from bdi_supervisor.bdd import cudd\n"
+                         "bdd = cudd.BDD()\n"
+                         "bdd.declare('x', 'y')\n"
+                         "u = bdd.add_expr(r'x /\\ ~ y')\n"
+                         "assert u == bdd.var('x') & ~bdd.var('y')\n"
+                         "assert len(list(bdd.pick_iter(u))) == 1\n", whole=True)
+    assert {"dd._parser", "dd.bdd"} <= used and "networkx" not in used
 
 
 def test_cudd_without_networkx_still_solves():

@@ -46,7 +46,6 @@ negated env clusters (``or_forall``).
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -90,6 +89,8 @@ def ordered_variables(spec: GR1Spec, order: str = "as-written", seed: int = 0) -
     if order == "alphabetic":
         return sorted(variables, key=lambda v: v.name)
     if order == "random":
+        import random  # only for this order (it imports hashlib)
+
         random.Random(seed).shuffle(variables)
         return variables
     raise InputError("unknown declaration order", key="order", found=repr(order),
