@@ -158,13 +158,14 @@ class Monitor:
         ``latency_ns`` is that of the record that last changed them."""
         key = (self.q, self.reason, self.lost, self.current)
         if key != self._verdict_key:
-            position = self._position_name()
-            latency = self.last_latency_ns
+            position, reason = self._position_name(), self.reason
+            latency, made = self.last_latency_ns, Verdict.made
+            messages = {value: self._message(value) for value in set(self.current)}
             self._verdict_list = [
-                Verdict(name, value, self._message(value),
-                        {"position": position, "since_seq": _text(self.flipped_at[i]),
-                         "reason": self.reason}, latency)
-                for i, (name, value) in enumerate(zip(self.names, self.current))]
+                made(name, value, messages[value],
+                     {"position": position, "since_seq": _text(since), "reason": reason},
+                     latency)
+                for name, value, since in zip(self.names, self.current, self.flipped_at)]
             self._verdict_key = key
         return list(self._verdict_list)
 

@@ -26,3 +26,13 @@ class Verdict:
     message: str = ""
     evidence: dict[str, str] = field(default_factory=dict)
     latency_ns: int | None = None
+
+    @classmethod
+    def made(cls, property: str, value: str, message: str, evidence: dict[str, str],
+             latency_ns: int | None) -> Verdict:
+        """The same verdict as the constructor gives, built without the frozen class's
+        per-field ``object.__setattr__`` (the monitor builds ten per message that moves)."""
+        verdict = object.__new__(cls)
+        verdict.__dict__.update(property=property, value=value, message=message,
+                                evidence=evidence, latency_ns=latency_ns)
+        return verdict
