@@ -31,16 +31,14 @@ a YAML file (written by ``bdi-monitor grid`` beforehand, untimed); ``--cli 0`` s
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -107,6 +105,11 @@ def _child(tool: str, n: int, worlds: int) -> dict:
 
 def measured(command: list[str], timeout: float, cwd: Path = ROOT) -> dict:
     """Run ``command`` in ``cwd``; its exit code, wall seconds, peak RSS (MiB) and stdout."""
+    import os
+    import subprocess
+    import tempfile
+    import threading
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd)
@@ -125,6 +128,8 @@ def measured(command: list[str], timeout: float, cwd: Path = ROOT) -> dict:
 
 def run_nusmv(nusmv: str, n: int, worlds: int, timeout: float) -> dict | None:
     """NuSMV on the grid's SMV model (written untimed); the whole process is its time."""
+    import tempfile
+
     import nusmv_peer
 
     with tempfile.TemporaryDirectory(prefix="bench-nusmv-") as folder:
@@ -165,6 +170,8 @@ def _same_counts(nodes: dict[str, int]) -> bool:
 
 
 def _median_record(records: list[dict]) -> dict:
+    import statistics
+
     merged = dict(records[0])
     for key in ("build", "reach", "check", "total", "tables", "rss", "wall"):
         values = [r[key] for r in records if r.get(key) is not None]
@@ -337,6 +344,9 @@ def bench_sizes(args: argparse.Namespace, tools: list[str], console) -> list[dic
 
 def bench_cli(n: int, repeat: int, timeout: float, console) -> list[dict]:
     """Whole ``bdi-monitor check`` processes: reference vs JSON file vs YAML file."""
+    import subprocess
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="bench-ctl-"))
     variants = {"reference": f"grid:n={n}"}
     for suffix in ("json", "yaml"):
@@ -370,6 +380,11 @@ def bench_cli(n: int, repeat: int, timeout: float, console) -> list[dict]:
 
 
 def main() -> int:
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":  # a measured run: nothing else imported
+        print(json.dumps(_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
+        return 0
+    import argparse
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[16, 32, 64, 128, 256, 512, 1024])
