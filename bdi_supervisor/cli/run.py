@@ -68,13 +68,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _console(stderr: bool = False):
-    """The output console (rich is imported when a run prints, not to build the parser)."""
-    from bdi_supervisor.display import output_console
-
-    return output_console(stderr=stderr)
-
-
 def ask_operator(activation, question, console=None, stream=None) -> str:
     """Ask on the terminal for an operator decision: one of the catalog's outcomes (the words
     ``--force`` takes) or a FlexBE outcome of the state, asked again until it is one."""
@@ -85,8 +78,6 @@ def ask_operator(activation, question, console=None, stream=None) -> str:
 
     hint = activation.parameters.get("hint") or activation.capability
     aliases = "/".join(name for name, choice in question.aliases.items() if name != choice)
-    from rich.markup import escape
-
     prompt = (f"[bold]{escape(activation.state)}[/] {escape(str(hint))} "
               + escape(f"[{'/'.join(question.choices)}]")
               + (f" [dim](FlexBE: {escape(aliases)})[/]" if aliases else ""))
@@ -94,7 +85,7 @@ def ask_operator(activation, question, console=None, stream=None) -> str:
         typed = Prompt.ask(prompt, default=question.default, console=console, stream=stream)
         if question.answer(str(typed)) is not None:
             return str(typed)
-        (console or _console()).print(
+        (console or output_console()).print(
             f"[red]choose one of {', '.join(question.choices)}[/]")
 
 
@@ -106,7 +97,9 @@ def _monitor(args: argparse.Namespace, mission, prepared, view):
 
     console = None if args.json else (view.console if view is not None else None)
     if console is None and not args.json:
-        console = _console()
+        from bdi_supervisor.display import output_console
+
+        console = output_console()
     return attach(mission, prepared, console, args.monitor)
 
 
@@ -162,7 +155,7 @@ def _print_failure(args: argparse.Namespace, prepared) -> None:
                  f"'{command_line('synthesize', args)}' writes")
         closer = (command_line("synthesize", args, "--draw") + "  (pictures with the defects' "
                   "states filled and the way there in bold red)")
-    print_audit_failure(prepared.findings, where, closer, _console(stderr=True))
+    print_audit_failure(prepared.findings, where, closer, output_console(stderr=True))
 
 
 def _checked_arguments(args: argparse.Namespace, mission) -> dict:
@@ -226,7 +219,7 @@ def _print_no_supervisor(args: argparse.Namespace, mission, verdict) -> None:
         from bdi_supervisor.cli.explanation_view import print_explanation
         from bdi_supervisor.display import output_console
 
-        print_explanation(explained.to_dict(), _console(), source=args.mission,
+        print_explanation(explained.to_dict(), output_console(), source=args.mission,
                           timeline=explained.timeline)
 
 
@@ -252,7 +245,7 @@ def _execute(args: argparse.Namespace, mission, prepared):
                          random=ask is None or args.seed is not None)
     view = ProgressView() if interactive and ask is None else None
     monitor = _monitor(args, mission, prepared, view)
-    lines = StepLines(_console()) if ask is not None and not args.json else None
+    lines = StepLines(output_console()) if ask is not None and not args.json else None
     callbacks = [c for c in (monitor, view, lines) if c is not None]
     with view if view is not None else contextlib.nullcontext():
         result = run_supervisor(mission, prepared.machine, prepared.reduced, options=options,
@@ -266,7 +259,7 @@ def _print_header(args: argparse.Namespace, mission, prepared) -> None:
     from bdi_supervisor.display import output_console, plain
 
     counts = prepared.counts
-    console = _console()
+    console = output_console()
     console.print(f"mission {mission.name}: supervisor raw {plain(counts.get('raw'))} → "
                   f"reduced {plain(counts.get('reduced'))} → realized "
                   f"{plain(counts.get('realized'))} states")
@@ -290,7 +283,7 @@ def _print_run(args: argparse.Namespace, mission, prepared, result, monitor,
                           **({"monitor": monitor.to_json()} if monitor else {})},
                          indent=1, default=str))
         return
-    console = _console()
+    console = output_console()
     print_result(result, console, title=f"{mission.name} run {result.run_id}",
                  timeline=not asked)
     if monitor is not None:
