@@ -348,9 +348,20 @@ def test_goat_stays_names_the_constraint_and_replays(tmp_path):
     assert code == 1
 
 
+def _goat_stays_logging_once():
+    """two_rivers_goat_stays with the reference's logging rule: the log only right after a
+    failure, so the supervisor cannot idle; every first crossing that completes leaves the goat
+    unattended (its safety region holds no initial state)."""
+    from bdi_supervisor.mission import load_mission
+
+    mission = load_mission("two_rivers_goat_stays")
+    return dataclasses.replace(mission, catalog=load_mission("two_rivers_reference").catalog)
+
+
 @pytest.mark.parametrize("name, overrides, end", [
-    ("two_rivers", FAIR_OUTCOME, "deadlock"),
-    ("two_rivers_goat_stays", {}, "deadlock"),
+    ("two_rivers", FAIR_OUTCOME, "loop"),
+    ("two_rivers_goat_stays", {}, "loop"),
+    ("goat_stays_logging_once", {}, "deadlock"),
     ("logistics_p0_holding_start", {}, "loop"),
 ])
 def test_every_counter_run_replay_is_labelled_as_the_game_ends(name, overrides, end):
@@ -362,7 +373,8 @@ def test_every_counter_run_replay_is_labelled_as_the_game_ends(name, overrides, 
     from bdi_supervisor.pipeline import explain_mission
     from bdi_supervisor.specgen.generate import generate_spec
 
-    mission = load_mission(name)
+    mission = (_goat_stays_logging_once() if name == "goat_stays_logging_once"
+               else load_mission(name))
     explained = explain_mission(mission, overrides)
     run = explained.explanation.counter_run
     assert run["end"] == end
@@ -380,9 +392,28 @@ def test_every_counter_run_replay_is_labelled_as_the_game_ends(name, overrides, 
         assert f"loops back to step {run['loop_start']} for ever" in timeline.reason
 
 
-def test_run_from_a_fair_outcome_counter_run_replays_the_deadlock(tmp_path, capsys):
+def test_the_fair_outcome_counter_run_fails_a_move_for_ever():
+    """Why Two-Rivers F is unrealizable, as the counter-run shows it: the supervisor keeps
+    trying (it stays safe and moves towards the goal), and the environment fails one crossing
+    for ever; each failure is logged, which Fair-Outcome's "an active capability eventually
+    completes" allows. The loop is a lasso of failed moves and logs, every assumption holding
+    (checked on the play by the formula evaluator in the test above)."""
+    from bdi_supervisor.mission import load_mission
+    from bdi_supervisor.pipeline import explain_mission
+
+    explained = explain_mission(load_mission("two_rivers"), FAIR_OUTCOME)
+    run, timeline = explained.explanation.counter_run, explained.timeline
+    assert run["end"] == "loop" and timeline.status == "loop"
+    loop = timeline.steps[run["loop_start"]:]
+    moves = [s for s in loop if s.capability == "move"]
+    assert moves and all(s.outcome.outcome == "failure" for s in moves)
+    assert {s.capability for s in loop} == {"move", "log_failed"}
+    assert len({tuple(sorted(s.parameters.items())) for s in moves}) == 1  # one crossing
+
+
+def test_run_from_a_fair_outcome_counter_run_replays_the_loop(tmp_path, capsys):
     """``run two_rivers --from <counter-run of its Fair-Outcome spec>``: the replay command the
-    explanation prints ends in the deadlock, exit 1, as the explanation's own replay."""
+    explanation prints ends in the loop, exit 1, as the explanation's own replay."""
     from bdi_supervisor.cli.main import main
 
     out = tmp_path / "explanation.json"
@@ -394,8 +425,8 @@ def test_run_from_a_fair_outcome_counter_run_replays_the_deadlock(tmp_path, caps
                  str(replay["max_steps"]), "--force", replay["force"], "--json",
                  "--no-monitor"]) == 1
     result = json.loads(capsys.readouterr().out)["result"]
-    assert result["status"] == "deadlock" and result["sm_outcome"] is None
-    assert "a deadlock: the environment wins" in result["reason"]
+    assert result["status"] == "loop" and result["sm_outcome"] is None
+    assert "for ever" in result["reason"]
 
 
 def test_cli_exit_codes(tmp_path, capsys):

@@ -44,13 +44,24 @@ from bdi_supervisor.catalog.model import (
     Parameter,
 )
 from bdi_supervisor.errors import InputError, suggestion
-from bdi_supervisor.limits import numeral
+from bdi_supervisor.limits import excerpt, numeral
 from bdi_supervisor.spec.formula import Compare, Formula, Not, Num, Var, disj, expected_kinds
 from bdi_supervisor.spec.structuredslugs import RESERVED, parse_formula
-from bdi_supervisor.yamlsource import KeyPath, YamlDoc, key_text, load_yaml, parse_yaml
+from bdi_supervisor.yamlsource import (
+    KeyPath,
+    YamlDoc,
+    file_problem,
+    key_text,
+    load_yaml,
+    parse_yaml,
+)
 
 TOP_KEYS = ("name", "capabilities", "variable_mappings", "state_outcome_mappings",
-            "sm_outcome_mappings", "transition_outcomes", "memory")
+            "sm_outcome_mappings", "transition_outcomes", "memory", "extends")
+#: the keys of a catalog that extends another (everything else comes from that one)
+EXTENDING_KEYS = ("name", "extends", "capabilities")
+#: how many catalogs one ``extends`` chain may pass through
+MAX_EXTENDS = 8
 CAPABILITY_KEYS = ("interface", "parameters", "autonomy", "preconditions", "postconditions",
                    "transition_relation", "userdata_in", "userdata_out", "outcomes",
                    "max_consecutive_failures", "bounded_failure_limit")
@@ -157,19 +168,44 @@ def load_mappings(path: str | Path, base: dict[str, Any] | None = None) -> dict[
 
 
 class _Names:
-    """What a condition may mention, with the kind of each name."""
+    """What a condition may mention, with the kind of each name: capability and memory names,
+    variables, the outcome propositions of the outcomes the capabilities have (``outcomes``:
+    capability → its normalized outcomes) and the SM-outcome propositions; in a precondition
+    also a generic outcome (``failure``: some capability just ended with it)."""
 
-    def __init__(self, catalog: Catalog, outcome_props: set[str]) -> None:
+    def __init__(self, catalog: Catalog, outcomes: dict[str, tuple[str, ...]],
+                 generic: bool = False) -> None:
+        self.catalog = catalog
+        self.outcomes = outcomes
         self.memory = set(catalog.capabilities) | set(catalog.memory)
         self.ints = set(catalog.variables)
-        self.props = outcome_props | set(catalog.sm_outcome_mappings.values())
+        self.props = {f"{c}_{catalog.outcome_suffix(o)}" for c, os in outcomes.items() for o in os}
+        self.props |= set(catalog.sm_outcome_mappings.values())
+        self.generic = ({o for os in outcomes.values() for o in os} if generic else set())
 
     def kind(self, name: str) -> str | None:
         if name in self.ints:
             return "int"
-        if name in self.memory or name in self.props:
+        if name in self.memory or name in self.props or name in self.generic:
             return "bool"
         return None
+
+    def preconditions(self) -> _Names:
+        """The names a precondition may mention (the generic outcomes too)."""
+        return _Names(self.catalog, self.outcomes, generic=True)
+
+    def hint(self, name: str) -> str:
+        """Why ``name`` is undefined, where a likely intent is known."""
+        cap, _, letter = name.rpartition("_")
+        if name.endswith("_a") and cap in self.memory:
+            return " (activation propositions cannot be conditions)"
+        if cap in self.outcomes and len(letter) == 1:
+            have = ", ".join(self.outcomes[cap])
+            return f" (capability '{cap}' has no such outcome; its outcomes: {have})"
+        if name in self.catalog.transition_outcomes:
+            return (" (no capability has this outcome)" if self.generic
+                    else " (a generic outcome may be a precondition only)")
+        return ""
 
 
 def _column_of(text: str, name: str) -> int | None:
@@ -209,12 +245,12 @@ def parse_condition(doc: YamlDoc, text: object, path: KeyPath, names: _Names) ->
         column = _column_of(text, node.name)
         column = column + doc.column_offset(path) if column else None
         if kind is None:
-            hint = (" (activation propositions cannot be conditions)" if node.name.endswith("_a")
-                    and node.name[:-2] in names.memory else "")
-            raise doc.error(f"undefined name '{node.name}' in condition {text!r}{hint}", path,
+            raise doc.error(f"undefined name '{node.name}' in condition {text!r}"
+                            f"{names.hint(node.name)}", path,
                             found=f"'{node.name}'", column=column,
                             expected="a capability, memory, variable_mappings variable or outcome "
-                                     "proposition")
+                                     "proposition" + (", or a generic outcome (failure)"
+                                                      if names.generic else ""))
         if kind != wanted:
             message = (f"'{node.name}' is an integer variable; compare it, e.g. {node.name}=1"
                        if kind == "int"
@@ -416,8 +452,9 @@ def _per_outcome(doc: YamlDoc, value: Any, path: KeyPath, catalog: Catalog,
     return out
 
 
-def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog,
-                names: _Names) -> Capability:
+def _interface_outcomes(doc: YamlDoc, name: str, spec: Any,
+                        catalog: Catalog) -> dict[str, str]:
+    """The capability's interface checked, and its FlexBE outcome → normalized outcome."""
     path: KeyPath = ("capabilities", name)
     doc.expect(spec, dict, path, "a mapping of capability keys")
     doc.check_keys(spec, path, CAPABILITY_KEYS, required=("interface",))
@@ -426,13 +463,21 @@ def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog,
     if not INTERFACE_SYNTAX.fullmatch(interface):
         raise doc.error("unsafe interface name", (*path, "interface"), found=repr(interface),
                         expected="a stock state's Class, or package.module.Class")
-    flexbe = _flexbe_outcomes(doc, spec, path, catalog)
+    return _flexbe_outcomes(doc, spec, path, catalog)
+
+
+def _capability(doc: YamlDoc, name: str, spec: Any, catalog: Catalog,
+                names: _Names) -> Capability:
+    path: KeyPath = ("capabilities", name)
+    flexbe = _interface_outcomes(doc, name, spec, catalog)
+    interface = spec["interface"]
     parameters = _parameters(doc, spec, path, catalog)
     _check_signature(doc, interface, spec.get("parameters") or {}, (*path, "parameters"))
     pre_raw = spec.get("preconditions")
     if pre_raw is not None and not isinstance(pre_raw, list):
         pre_raw = [pre_raw]
-    preconditions = tuple(parse_condition(doc, item, (*path, "preconditions", i), names)
+    preconditions = tuple(parse_condition(doc, item, (*path, "preconditions", i),
+                                          names.preconditions())
                           for i, item in enumerate(pre_raw or []))
     post, setters = _postconditions(doc, spec, path, catalog, flexbe, names)
     return Capability(
@@ -594,40 +639,91 @@ def _memory(doc: YamlDoc, value: Any) -> dict[str, Memory]:
     return out
 
 
+def _layers(doc: YamlDoc) -> list[YamlDoc]:
+    """The catalog files an ``extends`` chain passes through, the base-most first (``doc`` last);
+    a missing file, a cycle or a chain longer than :data:`MAX_EXTENDS` is an error located at the
+    ``extends`` key that leads there."""
+    chain = [doc]
+    seen = {Path(doc.file).resolve()} if doc.file else set()
+    while isinstance(chain[-1].data, dict) and "extends" in chain[-1].data:
+        current = chain[-1]
+        value = current.expect(current.data["extends"], str, ("extends",),
+                               "a catalog file (relative to this one)")
+        target = (Path(current.file).parent if current.file else Path.cwd()) / value
+        problem = file_problem(target)
+        if problem is not None:
+            raise current.error(f"catalog file {problem}", ("extends",), found=excerpt(value),
+                                expected="an existing catalog file")
+        if target.resolve() in seen:
+            raise current.error("catalogs extend each other in a cycle", ("extends",),
+                                found=excerpt(value),
+                                expected="a chain that ends in a catalog without 'extends'")
+        if len(chain) > MAX_EXTENDS:
+            raise current.error(f"more than {MAX_EXTENDS} catalogs extend each other",
+                                ("extends",), found=excerpt(value),
+                                expected="a shorter chain of 'extends'")
+        seen.add(target.resolve())
+        base = load_yaml(target, "catalog file")
+        base.expect(base.data, dict, (), "a mapping with 'capabilities'")
+        chain.append(base)
+    return chain[::-1]
+
+
+def _capability_sources(layers: list[YamlDoc]) -> dict[str, tuple[YamlDoc, Any]]:
+    """Capability name → (the file that defines it last, its YAML), in the base-most file's
+    order, with the capabilities a later file adds after them."""
+    root = layers[0]
+    root.check_keys(root.data, (), [k for k in TOP_KEYS if k != "extends"],
+                    required=("capabilities",))
+    sources: dict[str, tuple[YamlDoc, Any]] = {}
+    for layer in layers:
+        if layer is not root:
+            layer.check_keys(layer.data, (), EXTENDING_KEYS)
+        raw = layer.data.get("capabilities") if layer is not root else layer.data["capabilities"]
+        if raw is None:
+            continue
+        layer.expect(raw, dict, ("capabilities",), "a mapping name: capability")
+        if not raw and layer is root:
+            raise root.error("a catalog needs at least one capability", ("capabilities",),
+                             found="{}")
+        for cap, spec in raw.items():
+            sources[cap] = (layer, spec)
+    return sources
+
+
 def catalog_from_doc(doc: YamlDoc, mappings: dict[str, Any] | None = None) -> Catalog:
-    """Validate a parsed catalog; ``mappings`` (default: the bundled ones) are merged underneath."""
-    data = doc.data
-    doc.expect(data, dict, (), "a mapping with 'capabilities'")
-    doc.check_keys(data, (), TOP_KEYS, required=("capabilities",))
-    base = mappings if mappings is not None else default_mappings()
-    merged = _mappings_from_doc(doc, base)
-    name = data.get("name") or (Path(doc.file).stem if doc.file else "catalog")
+    """Validate a parsed catalog; ``mappings`` (default: the bundled ones) are merged underneath.
+    A catalog with ``extends`` takes everything from the catalog it names but its name and the
+    capabilities it lists (each replaces the one of that name or is added)."""
+    doc.expect(doc.data, dict, (), "a mapping with 'capabilities'")
+    layers = _layers(doc)
+    sources = _capability_sources(layers)
+    root = layers[0]
+    data = root.data
+    merged = _mappings_from_doc(root, mappings if mappings is not None else default_mappings())
+    name = doc.data.get("name") or (Path(doc.file).stem if doc.file else "catalog")
     check_identifier(doc, name, ("name",), "system")
-    capabilities_raw = doc.expect(data["capabilities"], dict, ("capabilities",),
-                                  "a mapping name: capability")
-    if not capabilities_raw:
-        raise doc.error("a catalog needs at least one capability", ("capabilities",), found="{}")
     catalog = Catalog(
-        name=name, capabilities={}, variables=_variables(doc, data.get("variable_mappings")),
-        memory=_memory(doc, data.get("memory")),
+        name=name, capabilities={}, variables=_variables(root, data.get("variable_mappings")),
+        memory=_memory(root, data.get("memory")),
         state_outcome_mappings=merged["state_outcome_mappings"],
         sm_outcome_mappings=merged["sm_outcome_mappings"],
         transition_outcomes=tuple(merged["transition_outcomes"]), source=doc.file,
     )
     for sm, prop in catalog.sm_outcome_mappings.items():
-        check_identifier(doc, prop, ("sm_outcome_mappings", sm), "SM outcome proposition")
-    for cap in capabilities_raw:
-        check_identifier(doc, cap, ("capabilities", cap), "capability")
+        check_identifier(root, prop, ("sm_outcome_mappings", sm), "SM outcome proposition")
+    for cap, (layer, _) in sources.items():
+        check_identifier(layer, cap, ("capabilities", cap), "capability")
         if cap in catalog.variables:
-            raise doc.error("a capability and a variable share a name", ("capabilities", cap),
-                            found=f"'{cap}'")
-    # register names first so conditions may mention any capability
-    catalog.capabilities = dict.fromkeys(capabilities_raw)  # type: ignore[arg-type]
-    outcome_props = {f"{c}_{catalog.outcome_suffix(o)}" for c in capabilities_raw
-                     for o in catalog.transition_outcomes}
-    names = _Names(catalog, outcome_props)
-    catalog.capabilities = {c: _capability(doc, c, spec, catalog, names)
-                            for c, spec in capabilities_raw.items()}
+            raise layer.error("a capability and a variable share a name", ("capabilities", cap),
+                              found=f"'{cap}'")
+    # register names and outcomes first so conditions may mention any capability's
+    catalog.capabilities = dict.fromkeys(sources)  # type: ignore[arg-type]
+    outcomes = {c: tuple(dict.fromkeys(_interface_outcomes(layer, c, spec, catalog).values()))
+                for c, (layer, spec) in sources.items()}
+    names = _Names(catalog, outcomes)
+    catalog.capabilities = {c: _capability(layer, c, spec, catalog, names)
+                            for c, (layer, spec) in sources.items()}
     _check_distinct_names(doc, catalog)
     return catalog
 

@@ -1,12 +1,19 @@
 """A counter-run: one play in which the environment's counter-strategy beats the system.
 
 The environment plays its counter-strategy (:class:`~.counterstrategy.CounterMoves`); the system
-answers with its first safe answer (lexicographically smallest outputs), which is as good as any
-other: from the environment's winning region every answer loses. The play starts from the
-smallest initial input from which the environment wins and the smallest output the system's
-initial conditions allow, and ends when a state (valuation and rank) comes back, a *loop* in
-which some guarantee never holds while every assumption does, or when the environment leaves
-the system no safe answer (a *deadlock*: the system must break its safety).
+plays its best: from the environment's winning region every answer loses, and the play shows
+why. The system stays inside its *safety region* (``nu Z. cpre(Z')``: the states from which it
+can keep its safety guarantees for ever) where it can, so the environment cannot make it break
+its safety and must beat it by liveness; and among those answers it takes one that leads
+closest to the guarantee the environment is blocking, counting the steps a cooperating
+environment would need (:func:`progress_layers`), so the system keeps trying instead of idling.
+The play thus ends in a loop that the environment sustains (e.g. a capability that fails for
+ever) rather than in the first careless step's deadlock or a loop the system chose. Ties go to
+the lexicographically smallest outputs. The play starts from the smallest initial input from
+which the environment wins and the best initial output the system's initial conditions allow,
+and ends when a state (valuation and rank) comes back, a *loop* in which some guarantee never
+holds while every assumption does, or when the environment leaves the system no safe answer (a
+*deadlock*: the system must break its safety).
 
 :func:`lasso_strategy` turns the play into an explicit strategy (one successor per state, the
 last one leading back into the loop), which the realization and the embedded executor accept
@@ -20,8 +27,10 @@ from dataclasses import dataclass, field
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.explain.counterstrategy import CounterMoves
 from bdi_supervisor.spec.gr1 import Variable
+from bdi_supervisor.synthesis import gr1
+from bdi_supervisor.synthesis.gr1 import safety_region
 from bdi_supervisor.synthesis.strategy import Strategy, StrategyState
-from bdi_supervisor.synthesis.symbolic import SymbolicGame
+from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 from bdi_supervisor.synthesis.valuations import smallest
 
 LOOP = "loop"
@@ -72,7 +81,17 @@ def counter_run(game: SymbolicGame, moves: CounterMoves) -> CounterRun:
         run.end = NO_INITIAL_OUTPUT
         run.steps.append(PlayStep(game.decode(first_input, names=inputs_names), None, (0, 0)))
         return run
-    bits = {**first_input, **smallest(game, start, game.pre_out)}
+    safe = safety_region(game, moves.budget)
+    layers: dict[int, list[Function]] = {}
+
+    def best(j: int) -> list[Function]:
+        if j not in layers:
+            layers[j] = progress_layers(game, safe, j, moves.budget)
+        return layers[j]
+
+    first = moves.first_rank({**first_input, **smallest(game, start, game.pre_out)})
+    bits = {**first_input, **smallest(game, preferred(game, start, best(first[1])),
+                                      game.pre_out)}
     rank = moves.first_rank(bits)
     seen: dict[tuple, int] = {}
     while len(run.steps) < MAX_STEPS:
@@ -84,7 +103,7 @@ def counter_run(game: SymbolicGame, moves: CounterMoves) -> CounterRun:
         seen[key] = len(run.steps)
         run.steps.append(PlayStep(game.decode(bits, names=inputs_names),
                                   game.decode(bits, names=outputs_names), rank))
-        stuck, nexts = moves.successors(bits, rank)
+        stuck, nexts = moves.successors(bits, rank, prefer=best(rank[1]))
         if stuck is not None:
             run.end = DEADLOCK
             run.steps.append(PlayStep(game.decode(stuck, names=inputs_names), None, rank))
@@ -93,6 +112,35 @@ def counter_run(game: SymbolicGame, moves: CounterMoves) -> CounterRun:
         if moves.budget is not None:
             moves.budget.check(game)
     raise BudgetExceeded("counter-run step", MAX_STEPS)  # a play that does not close soon
+
+
+def progress_layers(game: SymbolicGame, safe: Function, goal: int,
+                    budget: gr1.Budget | None = None) -> list[Function]:
+    """States of the safety region by how many joint steps (both players keeping their safety,
+    the environment cooperating) they need to meet guarantee ``goal``: layer 0 meets it on its
+    next move, layer k + 1 moves into layer k; the region itself comes last (no way there)."""
+    stay = game.prime(safe)
+    layer = safe & game.pre_exists(game.sys_live[goal] & stay) if game.sys_live else game.false
+    out = [layer]
+    while True:
+        if budget is not None:
+            budget.check(game)
+        more = layer | (safe & game.pre_exists(game.prime(layer) & stay))
+        if more == layer:
+            break
+        out.append(more)
+        layer = more
+    return [*out, safe]
+
+
+def preferred(game: SymbolicGame, states: Function, layers: list[Function]) -> Function:
+    """The states of ``states`` in the first of ``layers`` that holds some (``states`` when
+    none does)."""
+    for layer in layers:
+        kept = states & layer
+        if kept != game.false:
+            return kept
+    return states
 
 
 def lasso_strategy(game: SymbolicGame, run: CounterRun, name: str = "counter_run") -> Strategy:

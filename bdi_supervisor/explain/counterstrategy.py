@@ -229,11 +229,14 @@ class CounterMoves:
             return i, rank[1]
         return i, self.goal(after, i)
 
-    def successors(self, bits: dict[str, bool], rank: tuple[int, int]
+    def successors(self, bits: dict[str, bool], rank: tuple[int, int],
+                   prefer: list[Function] = ()
                    ) -> tuple[dict[str, bool] | None,
                               Iterator[tuple[dict[str, bool], tuple[int, int]]]]:
         """``(deadlock input, nothing)`` or ``(None, (next state bits, next rank)...)``, the
-        successors in order and one at a time (the system may have 2^k answers)."""
+        successors in order and one at a time (the system may have 2^k answers); with
+        ``prefer`` (sets of states over the current bits, best first) only the answers that
+        lead into the first set some answer leads into."""
         game = self.game
         cube = self.cube(bits)
         stuck = cube & self.stuck
@@ -246,6 +249,11 @@ class CounterMoves:
             raise ValueError(f"state outside the environment's winning region (rank {rank})")
         chosen = smallest(game, game.exists(game.pre_vars, moves), game.post_in)
         answers = game.within_sys(cube & game.bdd.cube(chosen))
+        for states in prefer:
+            kept = answers & game.prime(states)
+            if kept != game.false:
+                answers = kept
+                break
         answers = game.exists(game.pre_vars + game.post_in, answers)
         return None, self._answers(bits, rank, chosen, answers)
 

@@ -21,7 +21,8 @@ from bdi_supervisor.spec.formula import Formula
 CONSTRAINT_SECTIONS = ("env_init", "sys_init", "env_safety", "sys_safety", "env_liveness",
                        "sys_liveness")
 #: sections passed through to later stages (validated as mappings only)
-PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit", "well_separation")
+PASS_THROUGH = ("hypotheses", "properties", "runner", "adapters", "audit", "well_separation",
+                "acceptance")
 
 
 @dataclass(frozen=True)

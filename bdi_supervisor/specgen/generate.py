@@ -159,9 +159,19 @@ class _Builder:
 
     # -- names in conditions
     def condition(self, formula: Formula) -> Formula:
-        """Catalog names → propositions (capability/memory names → ``x_m``)."""
-        return map_vars(formula, lambda v: _v(memory_prop(v.name), v.primed)
-                        if v.name in self.memory and v.name not in self.vars else v)  # type: ignore[return-value]
+        """Catalog names → propositions (capability/memory names → ``x_m``; a generic outcome,
+        ``failure``, → the disjunction of the outcome propositions of the capabilities that have
+        it: some capability just ended with it)."""
+
+        def name(var: Var) -> Formula:
+            if var.name in self.memory and var.name not in self.vars:
+                return _v(memory_prop(var.name), var.primed)
+            if var.name in self.catalog.transition_outcomes and var.name not in self.vars:
+                return disj([_outcome(self.catalog, c, var.name, var.primed) for c in self.caps
+                             if var.name in self.catalog.capabilities[c].outcomes])
+            return var
+
+        return map_vars(formula, name)  # type: ignore[arg-type, return-value]
 
     def next_condition(self, formula: Formula) -> Formula:
         """A pre/postcondition in the next state (as written when it has primes)."""
