@@ -81,6 +81,27 @@ def valuation(values: dict[str, Any]) -> str:
     return ", ".join(parts) or ABSENT
 
 
+#: how much further in the continuation lines of a wrapped line start (a hanging indent)
+HANG = 2
+
+
+def say(console: Console, text: str, indent: int = 0, *, copyable: bool = False,
+        label: str = "") -> None:
+    """One line of a message, ``indent`` spaces in, as plain text (no markup) after a bold
+    ``label``. Piped, it stays one line. On a terminal narrower than the line it wraps at
+    spaces, its continuation lines :data:`HANG` further in than its first; ``copyable`` (a
+    path or a command to copy) leaves it whole for the terminal to wrap, so that a copy of it
+    is one line."""
+    body = Text(printable(label), "bold") + Text(printable(text))
+    if copyable or not console.is_terminal:
+        console.print(Text(" " * indent) + body, soft_wrap=True, highlight=False)
+        return
+    room = max(console.width - indent - HANG, MIN_WRAPPED)
+    for k, piece in enumerate(body.wrap(console, room)):
+        console.print(Text(" " * (indent if k == 0 else indent + HANG)) + piece,
+                      soft_wrap=True, highlight=False)
+
+
 def table(*columns: str, title: str | None = None, **options: Any) -> Table:
     """A results table with bold headers (``options`` go to :class:`rich.table.Table`)."""
     options.setdefault("header_style", "bold")

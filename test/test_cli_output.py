@@ -451,3 +451,35 @@ def test_any_table_at_any_width_is_never_cut():
                             assert w in body
 
     check()
+
+
+def test_a_message_line_wraps_with_a_hanging_indent_or_stays_whole_to_copy():
+    """Generated lines at generated widths: on a terminal every piece fits, the continuation
+    lines start further in than the first and the words read back in order; a line to copy
+    (a path, a command) and any piped line stay one line, exactly as given."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from bdi_supervisor.display import HANG, say
+
+    words = st.lists(st.text(alphabet="abcdefgh/_.=-'", min_size=1, max_size=14),
+                     min_size=1, max_size=30).map(" ".join)
+
+    @settings(max_examples=60, deadline=None)
+    @given(words, st.integers(0, 6), st.integers(30, 120), st.sampled_from(["", "e.g. "]))
+    def check(text, indent, width, label):
+        console, buffer = _terminal(width)
+        say(console, text, indent, label=label)
+        lines = buffer.getvalue().splitlines()
+        assert all(len(line) <= width for line in lines)
+        assert lines[0].startswith(" " * indent + label) or not label
+        assert all(line.startswith(" " * (indent + HANG)) for line in lines[1:])
+        assert " ".join(" ".join(lines).split()) == " ".join((label + text).split())
+        for copyable, terminal in ((True, True), (False, False)):
+            buffer = io.StringIO()
+            console = Console(file=buffer, force_terminal=terminal, width=width,
+                              color_system=None)
+            say(console, text, indent, label=label, copyable=copyable)
+            assert buffer.getvalue() == " " * indent + label + text + "\n"
+
+    check()

@@ -10,7 +10,7 @@ import shlex
 from rich.console import Console
 from rich.markup import escape
 
-from bdi_supervisor.display import counted, output_console, plain, print_table, table
+from bdi_supervisor.display import counted, output_console, plain, print_table, say, table
 
 #: formulas longer than this are cut in the core table (the JSON record has them whole)
 FORMULA_CHARS = 70
@@ -69,13 +69,13 @@ def print_explanation(data: dict, console: Console | None = None, *,
         quiet = [f"#{labels.get(key, key)}" for key, items in needs.items() if not items]
         for key, items in needs.items():
             if items:
-                console.print(f"  without #{labels.get(key, key)}: {_assumptions(items)}")
+                say(console, f"without #{labels.get(key, key)}: {_assumptions(items)}", 2)
         if quiet:
-            console.print(f"  without {', '.join(quiet)}: no assumption needed")
+            say(console, f"without {', '.join(quiet)}: no assumption needed", 2)
     if data.get("assumptions_complete") is False:
         rest = [k for k, c in enumerate(core, 1) if f"{c['section']}[{c['index']}]" not in needs]
-        console.print(f"  without {_numbers(rest)}: not analysed (the analysis stops after its "
-                      "number of realizability checks: explain --assumption-checks)")
+        say(console, f"without {_numbers(rest)}: not analysed (the analysis stops after its "
+            "number of realizability checks: explain --assumption-checks)", 2)
     counter = data.get("counter_strategy") or {}
     if counter:
         truncated = (f", stopped at {counter['max_states']} (--max-states)"
@@ -95,7 +95,7 @@ def print_explanation(data: dict, console: Console | None = None, *,
                        "forced", "--max-steps", str(replay["max_steps"])]
             if replay.get("force"):
                 command += ["--force", replay["force"]]
-            console.print("[bold]Replay[/]: " + escape(shlex.join(command)))
+            say(console, shlex.join(command), label="Replay: ", copyable=True)
 
 
 def _numbers(numbers: list[int]) -> str:
@@ -119,8 +119,8 @@ def _assumption(item: dict) -> str:
 
 
 def _assumptions(items: list[dict]) -> str:
-    """Assumptions joined by ``; ``, each once."""
-    return "; ".join(escape(text) for text in dict.fromkeys(_assumption(i) for i in items))
+    """Assumptions joined by ``; ``, each once (plain text)."""
+    return "; ".join(dict.fromkeys(_assumption(i) for i in items))
 
 
 def _short(text: str, limit: int = FORMULA_CHARS) -> str:
@@ -128,7 +128,7 @@ def _short(text: str, limit: int = FORMULA_CHARS) -> str:
 
 
 def _assumption_lines(console: Console, title: str, items: list[dict]) -> None:
-    console.print(f"[bold]{title}[/]: " + (_assumptions(items) or "none"))
+    say(console, _assumptions(items) or "none", label=f"{title}: ")
 
 
 def _print_counter_run(console: Console, data: dict, run: dict, timeline) -> None:

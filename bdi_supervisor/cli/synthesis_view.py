@@ -16,7 +16,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 
 from bdi_supervisor.common import AuditVerdict, Realizability
-from bdi_supervisor.display import counted, output_console, print_table, valuation
+from bdi_supervisor.display import counted, output_console, print_table, say, valuation
 from bdi_supervisor.synthesis.result import SynthesisResult
 
 _STYLE = {Realizability.REALIZABLE: "bold green", Realizability.UNREALIZABLE: "bold red"}
@@ -211,10 +211,10 @@ def print_audit_warnings(warnings: list[dict], where: str, console: Console | No
     console.print(f"[bold yellow]audit: {counted(total, 'warning')}[/] "
                   "(not defects: the supervisor is deployable)")
     for label, kinds in by_strategy.items():
-        console.print(f"  {label} strategy: "
-                      + ", ".join(f"{kind} ×{count}" for kind, count in kinds.items()))
-    console.print(f"  e.g. {warnings[0]['message']}")
-    console.print(f"  all of them: {where}")
+        say(console, f"{label} strategy: "
+            + ", ".join(f"{kind} ×{count}" for kind, count in kinds.items()), 2)
+    say(console, f"e.g. {warnings[0]['message']}", 2)
+    say(console, f"all of them: {where}", 2)
 
 
 def print_audit_failure(found: list, where: str, closer: str | None,
@@ -232,20 +232,20 @@ def print_audit_failure(found: list, where: str, closer: str | None,
         console.print(f"[bold red]audit {item.verdict}[/]: the {item.strategy} strategy is not "
                       "deployable" + (f": {kinds}" if kinds else ""))
         if item.incomplete_reason:
-            console.print(f"  {item.incomplete_reason}", markup=False)
+            say(console, item.incomplete_reason, 2)
         for example in item.examples:
             at = f" at state {example.state}" if example.state is not None else ""
-            console.print(f"  e.g. {example.kind}{at}: {example.message}", markup=False)
+            say(console, f"e.g. {example.kind}{at}: {example.message}", 2)
             if example.there:
-                console.print(f"    there: {example.there}", markup=False)
+                say(console, f"there: {example.there}", 4)
             if example.path:
-                console.print(f"    reached by: {example.path}", markup=False)
+                say(console, f"reached by: {example.path}", 4)
             if example.runs:
                 again = " again and again, and cannot leave" if example.repeats else ""
                 if example.leaves:
                     again = (" again and again while every outcome succeeds; the goal "
                              f"comes back only after {example.leaves}")
-                console.print(f"    it runs {example.runs}{again}", markup=False)
-    console.print(f"  listed in: {where}", markup=False)
+                say(console, f"it runs {example.runs}{again}", 4)
+    say(console, f"listed in: {where}", 2, copyable=True)
     if closer:
-        console.print(f"  look closer: {closer}", markup=False)
+        say(console, f"look closer: {closer}", 2, copyable=True)

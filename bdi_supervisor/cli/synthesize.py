@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         solving_status,
         stage_lines,
     )
-    from bdi_supervisor.display import output_console
+    from bdi_supervisor.display import output_console, say
     from bdi_supervisor.mission import load_mission
 
     mission = load_mission(args.mission)
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             print_audit_warnings(pipeline.audit_warnings(audit), where, console)
             _print_failure(args, result, console)
         if result.out_dir is not None:
-            console.print(f"output: {result.out_dir}")
+            say(console, f"output: {result.out_dir}", copyable=True)
     if args.draw:
         _draw_note(result, output_console(stderr=True))
     if realize_error is not None:  # bad input found at realization (e.g. an unresolved interface)
