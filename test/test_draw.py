@@ -146,7 +146,9 @@ def test_the_counter_strategy_is_drawn_with_its_core(tmp_path, capsys):
     assert len(filled) == data["counter_strategy"]["deadlock_states"]
     assert all("deadlock: no safe answer" in line for line in filled)
     bold = [e for e in _edges(text) if draw.PATH_COLOR in e[2]]
-    assert len(bold) == len(data["counter_run"]["steps"]) - 1  # the run's moves
+    run = data["counter_run"]
+    back = 1 if run["end"] == "loop" else 0  # a lasso's last move leads back into its loop
+    assert len(bold) == len(run["steps"]) - 1 + back  # the run's moves
     # a liveness guarantee of the core is named by its number where it is blocked
     liveness = [k for k, c in enumerate(data["core"], 1) if c["section"] == "sys_liveness"]
     assert liveness and f"blocks #{liveness[0]}" in text
