@@ -45,6 +45,8 @@ class SynthesisOptions:
     nodes) turn a run that exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints
     from the previous outer pass. ``safety_start``: start the greatest fixpoints from the safety
     region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).
+    ``reachable``: run the fixpoints inside the states reachable from the initial ones (same
+    verdict and strategy; the winning region is its reachable part).
     ``extract``: build the explicit strategy; ``initial``: ``all`` initial valuations (slugs) or
     one per initial input (``per-input``); ``max_states`` bounds the explicit strategy (None:
     :data:`DEFAULT_MAX_STATES`; its transitions are bounded too). ``diagnose``: say why an
@@ -64,6 +66,7 @@ class SynthesisOptions:
     node_budget: int | None = None
     recycling: bool = True
     safety_start: bool = False
+    reachable: bool = True
     extract: bool = True
     initial: str = "all"
     max_states: int | None = None

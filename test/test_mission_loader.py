@@ -74,6 +74,10 @@ def test_solver_options_come_from_the_mission_file(tmp_path):
     assert mission.synthesis.max_growth == 1.2 and mission.synthesis.time_budget is None
     mission = load_mission(_write(tmp_path, GOOD))
     assert mission.synthesis.max_growth is None and mission.synthesis.time_budget == 30
+    assert mission.synthesis.reachable
+    mission = load_mission(_write(tmp_path, GOOD.replace("  time_budget_s: 30",
+                                                         "  reachable: false")))
+    assert not mission.synthesis.reachable
 
 
 @pytest.mark.parametrize("old, new, message, line", [
@@ -88,6 +92,7 @@ def test_solver_options_come_from_the_mission_file(tmp_path):
     ("  time_budget_s: 30", "  time_budget_s: -1", "must be positive", 15),
     ("  time_budget_s: 30", "  max_growth: 0.9", "must be a growth factor", 15),
     ("  time_budget_s: 30", "  max_growth: fast", "wrong type", 15),
+    ("  time_budget_s: 30", "  reachable: some", "wrong type", 15),
 ])
 def test_bad_missions_are_located(tmp_path, old, new, message, line):
     assert old in GOOD

@@ -95,9 +95,6 @@ def _expected(reduced, catalog, encoding, initial):
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}-{'P' if c[2] else 'noP'}")
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.rsplit("/", 1)[-1][:-5])
 def test_shipped_mission_realizes_to_its_reduced_strategy(path, config, tmp_path):
-    if "quadcopter_" in path and config[1:] == ("fair-outcome", True):
-        pytest.skip("quadcopter Fair-Outcome + pending synthesis takes minutes (one-hot) or "
-                    "longer (enumerated): a benchmark (bench/quadcopter/table.py)")
     mission, raw, reduced = _pipeline(path, *config)
     encoding, liveness, pending = config
     label = ("S" if liveness == "system-goal" else "F") + ("P" if pending else "")

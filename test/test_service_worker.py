@@ -21,10 +21,10 @@ from bdi_supervisor.service.request import SynthesisRequest
 from bdi_supervisor.service.worker import Job
 
 VENDING = SynthesisRequest(("prep_pay_a",), ("soda",), ("finished",), "vending", "VendingSM")
-#: a synthesis of minutes (the quadcopter's one-hot Fair-Outcome + pending spec)
+#: a synthesis of minutes (the quadcopter's one-hot Fair-Outcome + pending spec over all states)
 SLOW = SynthesisRequest(("arm_a",), ("disarm",), ("finished", "aborted"), "quadcopter", "Q",
                         synthesis_options="{encoding: one-hot, liveness: fair-outcome, "
-                                          "pending: true}")
+                                          "pending: true, reachable: false}")
 
 
 def drain(job: Job, on_news=None):

@@ -8,7 +8,7 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from support.paths import MISSIONS
-from support.synthesis_checker import check_strategy, random_specs
+from support.synthesis_checker import check_strategy, evaluate, random_specs, valuations
 
 from bdi_supervisor.common import Realizability
 from bdi_supervisor.mission import load_mission
@@ -17,7 +17,7 @@ from bdi_supervisor.spec.formula import And, Iff, Implies, Not, Var
 from bdi_supervisor.spec.gr1 import Clause, GR1Spec, Variable
 from bdi_supervisor.specgen.generate import generate_spec
 from bdi_supervisor.synthesis.extract import extract
-from bdi_supervisor.synthesis.gr1 import safety_realizable, solve
+from bdi_supervisor.synthesis.gr1 import reachable_states, safety_realizable, solve
 from bdi_supervisor.synthesis.omega_bridge import omega_realizable
 from bdi_supervisor.synthesis.symbolic import build_game
 from bdi_supervisor.synthesis.synthesize import synthesize
@@ -124,6 +124,66 @@ def test_kept_levels_grow_to_the_winning_region(spec):
     for levels in kept.levels:
         assert all(low <= high for low, high in itertools.pairwise(levels))
         assert kept.winning <= levels[-1]
+
+
+def _explicit_reachable(spec: GR1Spec) -> set[tuple]:
+    """The states reachable from the initial ones by moves satisfying both safety sections,
+    enumerated valuation by valuation (formulas evaluated directly, no BDD)."""
+    names = [v.name for v in spec.variables]
+    states = list(valuations(spec.variables))
+
+    def holds(clauses, cur, nxt=None):
+        return all(evaluate(c.formula, cur, nxt) for c in clauses)
+
+    frontier = [s for s in states if holds(spec.env_init + spec.sys_init, s)]
+    seen = {tuple(s[n] for n in names) for s in frontier}
+    while frontier:
+        successors = [t for s in frontier for t in states
+                      if holds(spec.env_safety + spec.sys_safety, s, t)]
+        frontier = [t for t in successors if tuple(t[n] for n in names) not in seen]
+        seen |= {tuple(t[n] for n in names) for t in frontier}
+    return seen
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs())
+def test_reachable_states_are_those_an_explicit_search_reaches(spec):
+    game = build_game(spec, reordering=False)
+    region = reachable_states(game)
+    names = [v.name for v in spec.variables]
+    found = {tuple(game.decode(bits)[n] for n in names)
+             for bits in game.bdd.pick_iter(region, care_vars=set(game.pre_vars))}
+    assert found == _explicit_reachable(spec)
+
+
+@pytest.mark.parametrize("safety_start", [False, True])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=random_specs())
+def test_solving_inside_the_reachable_states_gives_the_same_verdict_and_strategy(
+        spec, safety_start):
+    game = build_game(spec, order="random", seed=11, reordering=False)
+    plain = solve(game, recycling=False)
+    inside = solve(game, safety_start=safety_start, reachable=True)
+    region = inside.reachable
+    assert region == reachable_states(game) and plain.reachable is None
+    assert inside.realizable == plain.realizable
+    assert inside.winning == plain.winning & region  # every iterate is the plain one within R
+    assert inside.x_iterations <= plain.x_iterations
+    if plain.realizable:
+        for initial in ("all", "per-input"):
+            strategy = extract(game, inside, initial=initial)
+            assert strategy.states == extract(game, plain, initial=initial).states
+            assert check_strategy(spec, strategy, initial) == []
+
+
+def test_environment_safety_reading_next_outputs_solves_over_every_state():
+    spec = coffee()
+    spec.env_safety = [*spec.env_safety, Clause(Implies(Var("br", True), Not(Var("bu", True))))]
+    game = build_game(spec)
+    assert game.env_reads_next_outputs
+    inside, plain = solve(game, reachable=True), solve(game)
+    assert inside.reachable is None and inside.reachable_steps == 0
+    assert inside.winning == plain.winning and inside.realizable == plain.realizable
 
 
 def test_safety_start_on_a_mission_saves_the_confirming_pass():

@@ -109,6 +109,24 @@ def test_max_growth_reaches_cudd_and_keeps_the_strategy():
     assert tight.strategy.states == loose.strategy.states
 
 
+def test_all_states_on_the_command_line_solves_over_every_state(tmp_path, capsys):
+    """``--all-states``: the same verdict and strategy, no reachable states counted; by
+    default the record counts the reachable states (x may step by one from 0: all 4 values)."""
+    spec = tmp_path / "counter.structuredslugs"
+    spec.write_text("[INPUT]\ngo\n\n[OUTPUT]\nx:0...5\n\n[SYS_INIT]\nx = 0\n\n[SYS_TRANS]\n"
+                    "x' <= x + 1\nx <= x' + 1\nx' <= 3\n\n[SYS_LIVENESS]\nx = 3\nx = 0\n")
+    records = {}
+    for flags in ([], ["--all-states"]):
+        strategy = tmp_path / f"strategy{len(flags)}.json"
+        assert main(["solve", str(spec), "--json", "--strategy", str(strategy), *flags]) == 0
+        records[len(flags)] = json.loads(capsys.readouterr().out)
+    inside, every = records[0], records[1]
+    assert inside["options"]["reachable"] and not every["options"]["reachable"]
+    assert inside["metrics"]["reachable_states"] == 2 * 4  # go free, x in 0..3
+    assert every["metrics"]["reachable_states"] == every["metrics"]["reachable_steps"] == 0
+    assert (tmp_path / "strategy0.json").read_text() == (tmp_path / "strategy1.json").read_text()
+
+
 def test_max_growth_is_validated(tmp_path, capsys):
     spec = tmp_path / "counter.structuredslugs"
     spec.write_text("[OUTPUT]\nx\n\n[SYS_LIVENESS]\nx\n")

@@ -94,6 +94,9 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                        help="restart inner fixpoints from TRUE in every outer pass")
     group.add_argument("--safety-start", action="store_true",
                        help="start the fixpoints from the safety region instead of TRUE")
+    group.add_argument("--all-states", action="store_true",
+                       help="run the fixpoints over every state, not only the states "
+                            "reachable from the initial ones (same verdict and strategy)")
     group.add_argument("--initial", choices=["all", "per-input"], default=None,
                        help="initial strategy states: all valuations (slugs) or one per input")
 
@@ -107,7 +110,8 @@ def solver_overrides(args: argparse.Namespace) -> dict:
              "initial": args.initial,
              "reordering": False if args.no_reorder else None,
              "recycling": False if args.no_recycling else None,
-             "safety_start": True if args.safety_start else None}
+             "safety_start": True if args.safety_start else None,
+             "reachable": False if args.all_states else None}
     return {name: value for name, value in flags.items() if value is not None}
 
 

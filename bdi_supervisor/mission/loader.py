@@ -16,8 +16,8 @@ Schema (every key optional except ``catalog``; unknown keys are errors)::
         - {name: no-idle, formula: "..."} # a name becomes the clause's comment
     synthesis: {encoding: one-hot, liveness: system-goal, pending: true,
                 declaration_order: alphabetic, seed: 0, reordering: true,
-                reordering_threshold: null, max_growth: null, time_budget_s: null,
-                node_budget: null}
+                reordering_threshold: null, max_growth: null, reachable: true,
+                time_budget_s: null, node_budget: null}
     hypotheses: {...}   properties: {...}   runner: {...}   adapters: {...}   audit: {...}
     well_separation: {...}   # bdi_supervisor.separation.stage
 
@@ -57,7 +57,8 @@ REQUEST_KEYS = ("initial_conditions", "goals", "sm_outcomes")
 #: ``<name>_flexbe_behaviors`` (a letter first, at most 100 characters)
 MAX_NAME = 100 - len("_flexbe_behaviors")
 SYNTHESIS_KEYS = ("encoding", "liveness", "pending", "declaration_order", "seed", "reordering",
-                  "reordering_threshold", "max_growth", "time_budget_s", "node_budget")
+                  "reordering_threshold", "max_growth", "reachable", "time_budget_s",
+                  "node_budget")
 
 
 def _formula(doc: YamlDoc, value: Any, path: KeyPath) -> MissionFormula:
@@ -123,7 +124,7 @@ def synthesis_from_doc(doc: YamlDoc, value: Any,
             if item not in choices[key]:
                 raise doc.error(f"unknown {key.replace('_', ' ')}", where, found=repr(item),
                                 expected=" | ".join(choices[key]))
-        elif key in ("pending", "reordering"):
+        elif key in ("pending", "reordering", "reachable"):
             doc.expect(item, bool, where, "true or false")
         elif key == "seed":
             doc.expect(item, int, where, "an integer")

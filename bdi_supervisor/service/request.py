@@ -3,7 +3,8 @@
 
 ``synthesis_options`` is a YAML mapping (empty: none) with the keys of a mission's
 ``synthesis:`` section (``encoding``, ``liveness``, ``pending``, ``declaration_order``, ``seed``,
-``reordering``, ``reordering_threshold``, ``max_growth``, ``time_budget_s``, ``node_budget``) and
+``reordering``, ``reordering_threshold``, ``max_growth``, ``reachable``, ``time_budget_s``,
+``node_budget``) and
 the service's own:
 
 - ``capabilities``: the capability file of the system to use, a file name in its

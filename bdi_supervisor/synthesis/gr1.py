@@ -19,7 +19,18 @@ fixpoint ``X[j][r][i]`` from its value in the previous outer pass (a sound upper
 contains the winning region and every inner fixpoint value (each is a set the system can keep
 inside ``Z | Y | X``, and ``cpre`` of a subset of ``W`` stays in ``W``), so each greatest
 fixpoint reached from ``W`` is the one reached from TRUE; and when ``W`` already is the winning
-region, the first outer pass changes nothing and is also the last. The pass in which ``Z`` no
+region, the first outer pass changes nothing and is also the last. *Reachable states*
+(optional, on in synthesis) run every fixpoint inside the set ``R`` of states reachable from
+the initial ones by joint moves that keep both players' safety: from a state of ``R`` every
+such move stays in ``R`` and ``cpre`` only looks at such moves (a move the environment's safety
+forbids satisfies it whatever the target), so ``cpre(T) & R = cpre(T & R') & R`` and, step by
+step, every iterate is the plain iterate intersected with ``R``; the initial states lie in
+``R``, so realizability is the same, and the strategy too (it only visits states of ``R``, where
+every paths predicate is the plain one). A fixpoint within ``R`` stops as soon as it is stable
+there; outside ``R`` (often most of the state space, with long chains of states that the
+greatest fixpoints peel off one step at a time) nothing is computed. Not used when the
+environment's safety reads next outputs (a move that breaks it may then leave ``R``). The pass
+in which ``Z`` no
 longer changes leaves, per goal, the list of "paths" predicates
 ``(goal_j & Z') | Y' | (X' & !assumption_i)`` in slugs' order; strategy extraction
 (:mod:`bdi_supervisor.synthesis.extract`) builds the positional strategies from them. No Python
@@ -131,6 +142,10 @@ class Solution:
     #: the safety region ``nu Z. cpre(Z')`` when the solve started from it (else None)
     safety: Function | None = None
     safety_iterations: int = 0
+    #: the states the fixpoints ran in (``reachable``; None: every state)
+    reachable: Function | None = None
+    #: breadth-first steps of the reachable states' computation
+    reachable_steps: int = 0
     #: with ``keep_levels``: per goal, the ``Y`` levels of the final pass (growing sets:
     #: the states from which the system reaches the goal within that many levels)
     levels: list[list[Function]] = field(default_factory=list)
@@ -148,21 +163,43 @@ def initial_losing_inputs(game: SymbolicGame, region: Function) -> Function:
 
 
 def safety_region(game: SymbolicGame, budget: Budget | None = None,
-                  solution: Solution | None = None) -> Function:
+                  solution: Solution | None = None, within: Function | None = None) -> Function:
     """States from which the system keeps its safety forever (``nu Z. cpre(Z')``).
 
-    ``solution``: count the steps in its ``safety_iterations``.
+    ``solution``: count the steps in its ``safety_iterations``. ``within``: a set of states
+    closed under the joint moves (:func:`reachable_states`): the region inside it.
     """
-    z = game.true
+    z = game.true if within is None else within
     while True:
         if budget is not None:
             budget.check(game)
         if solution is not None:
             solution.safety_iterations += 1
-        new = game.cpre_states(z)
+        new = _cpre(game, game.prime(z), within)
         if new == z:
             return z
         z = new
+
+
+def reachable_states(game: SymbolicGame, budget: Budget | None = None,
+                     solution: Solution | None = None) -> Function:
+    """The states reachable from the initial ones (``env_init & sys_init``) by joint moves
+    that keep both players' safety (breadth first; ``solution``: count the steps in its
+    ``reachable_steps``)."""
+    reach = frontier = game.env_init & game.sys_init
+    while frontier != game.false:
+        if budget is not None:
+            budget.check(game)
+        if solution is not None:
+            solution.reachable_steps += 1
+        frontier = game.image(frontier) & ~reach
+        reach |= frontier
+    return reach
+
+
+def _cpre(game: SymbolicGame, paths: Function, within: Function | None) -> Function:
+    """``game.cpre(paths)``, inside ``within`` when given."""
+    return game.cpre(paths) if within is None else game.cpre(paths) & within
 
 
 def safety_realizable(game: SymbolicGame, budget: Budget | None = None) -> Function | None:
@@ -191,7 +228,8 @@ def safety_realizable(game: SymbolicGame, budget: Budget | None = None) -> Funct
 def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = False,
           early_exit: bool = False, budget: Budget | None = None,
           reorder_threshold: int | None = None, progress: Progress | None = None,
-          solution: Solution | None = None, keep_levels: bool = False) -> Solution:
+          solution: Solution | None = None, keep_levels: bool = False,
+          reachable: bool = False) -> Solution:
     """Solve the GR(1) game of ``game`` (see the module docstring).
 
     ``recycling`` and ``safety_start`` only change how fast the fixpoints get there: the
@@ -202,14 +240,22 @@ def solve(game: SymbolicGame, *, recycling: bool = True, safety_start: bool = Fa
     ``{"working": counters}`` and every ``Y`` level's end as the counters themselves
     (``pass``, ``goal``, ``goals``, ``level``, ``x_iterations``, ``live_nodes`` and
     ``last_levels``: the goal's number of ``Y`` levels in the previous pass, None in the first).
+    ``reachable``: run every fixpoint inside the reachable states (:func:`reachable_states`,
+    kept in ``Solution.reachable``; not when the environment's safety reads next outputs): the
+    winning region, the paths predicates and the levels are then those of the plain solve
+    intersected with the reachable states, which decides the same realizability and gives the
+    same strategy (see the module docstring).
     """
     if solution is None:
         solution = Solution(winning=game.true, realizable=False, paths=[])
-    top = game.true
+    within = None
+    if reachable and not game.env_reads_next_outputs:
+        within = solution.reachable = reachable_states(game, budget, solution)
+    top = game.true if within is None else within
     if safety_start:
-        top = solution.safety = safety_region(game, budget, solution)
+        top = solution.safety = safety_region(game, budget, solution, within)
     fix = _Fixpoint(game, solution, top, budget, progress, recycling,
-                    Reordering(reorder_threshold) if reorder_threshold else None)
+                    Reordering(reorder_threshold) if reorder_threshold else None, within)
     z = solution.winning = top
     first_pass = True
     while True:
@@ -252,6 +298,7 @@ class _Fixpoint:
     progress: Progress | None
     recycling: bool
     reorder: Reordering | None
+    within: Function | None = None
     cache: dict[tuple[int, int], list[Function]] = field(default_factory=dict)
     last_levels: dict[int, int] = field(default_factory=dict)
 
@@ -274,7 +321,8 @@ class _Fixpoint:
                 x = old[min(level, len(old) - 1)] if self.recycling and old else self.top
                 x, target = _greatest_x(game, live, not_i, x, solution, self.budget,
                                         lambda level=level: self._tell(
-                                            {"working": self._counters(j, level)}))
+                                            {"working": self._counters(j, level)}),
+                                        self.within)
                 new_cache[i].append(x)
                 paths.append((j, target))
                 y_new |= x
@@ -303,10 +351,11 @@ class _Fixpoint:
 
 def _greatest_x(game: SymbolicGame, live: Function, not_assumption: Function, x: Function,
                 solution: Solution, budget: Budget | None,
-                step: Callable[[], None] | None = None) -> tuple[Function, Function]:
+                step: Callable[[], None] | None = None,
+                within: Function | None = None) -> tuple[Function, Function]:
     """``nu X. cpre(live | X' & !assumption)`` iterated from ``x`` (an upper bound of it): the
     fixpoint and the paths predicate of its last step; ``step`` is called before each
-    ``cpre``."""
+    ``cpre``; ``within``: inside those states."""
     while True:
         solution.x_iterations += 1
         if budget is not None:
@@ -314,7 +363,7 @@ def _greatest_x(game: SymbolicGame, live: Function, not_assumption: Function, x:
         if step is not None:
             step()
         target = live | (game.prime(x) & not_assumption)
-        new = game.cpre(target)
+        new = _cpre(game, target, within)
         if new == x:
             return x, target
         x = new

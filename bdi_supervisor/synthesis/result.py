@@ -34,6 +34,10 @@ class Metrics:
     x_iterations: int = 0
     #: steps of the safety fixpoint the solve started from (0 without ``safety_start``)
     safety_iterations: int = 0
+    #: breadth-first steps to the reachable states the fixpoints ran in, and their number
+    #: (0 with ``reachable`` off, or when the environment's safety reads next outputs)
+    reachable_steps: int = 0
+    reachable_states: int = 0
     encoding_seconds: float = 0.0
     realizability_seconds: float = 0.0
     extraction_seconds: float = 0.0

@@ -301,9 +301,11 @@ class SymbolicGame:
         return self.sys_exists(paths & self.env_trans, set(self.post_vars))
 
     def image(self, states: Function) -> Function:
-        """Joint successors of ``states`` (over current bits)."""
-        moves = states & self.env_trans & self.sys_trans
-        return self.unprime(self.exists(self.pre_vars, moves))
+        """Joint successors of ``states`` (over current bits): the moves that keep both
+        players' safety, conjoined cluster by cluster with early quantification of the current
+        bits (the monolithic relations are never built)."""
+        parts = self.env_parts + self.sys_parts
+        return self.unprime(exists_and(states, parts, self.pre_vars))
 
     # ------------------------------------------------------------ formulas
 

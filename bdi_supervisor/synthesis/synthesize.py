@@ -101,7 +101,7 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
         gr1.solve(game, recycling=options.recycling, safety_start=options.safety_start,
                   budget=budget, progress=progress,
                   reorder_threshold=options.reorder_threshold if options.reordering else None,
-                  solution=solution)
+                  solution=solution, reachable=options.reachable)
         clock.leave()
         metrics.winning_nodes = solution.winning.dag_size
         if not solution.realizable:
@@ -138,6 +138,10 @@ def synthesize(spec: GR1Spec, options: SynthesisOptions | None = None,
             metrics.y_levels = solution.y_levels
             metrics.x_iterations = solution.x_iterations
             metrics.safety_iterations = solution.safety_iterations
+            metrics.reachable_steps = solution.reachable_steps
+            if solution.reachable is not None:
+                metrics.reachable_states = int(bdd.count(solution.reachable,
+                                                         nvars=len(game.pre_vars)))
     _bdd_metrics(bdd, metrics)
     return result
 

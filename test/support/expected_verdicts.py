@@ -88,9 +88,6 @@ EXPECTED: dict[str, dict[str, tuple[Cell, Cell, Cell, Cell]]] = {
     "logistics_p1_reference": dict.fromkeys(ENCODINGS, (OK, OK, UNREALIZABLE, OK_NWS)),
 }
 
-#: cells that take minutes: run with BDI_SLOW_TESTS=1
-SLOW = {("quadcopter", "one-hot", "FP"), ("quadcopter", "enumerated", "FP")}
-
 
 def overrides(encoding: str, config: str) -> dict:
     """The synthesis options of a configuration label (``S``, ``SP``, ``F``, ``FP``)."""
