@@ -20,59 +20,29 @@ kept as clusters with early quantification.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
+from bdi_supervisor.lazyimport import import_deferring
+
 #: modules ``dd.cudd`` imports but uses only inside functions this project calls rarely or never
-#: (its pure-Python BDD, copying, pickling and expression-parsing helpers): about half the time
-#: of importing ``dd.cudd``, so they are imported on first use (:class:`_OnFirstUse`)
-DEFERRED = ("dd._copy", "dd._parser", "dd.bdd", "dd.autoref")
-
-
-class _OnFirstUse(ModuleType):
-    """Stands in ``sys.modules`` for a module until one of its attributes is read, then imports
-    the module itself (and leaves it in ``sys.modules``) and answers from it."""
-
-    def __getattr__(self, attribute: str) -> object:
-        name = self.__name__
-        if sys.modules.get(name) is self:
-            del sys.modules[name]
-        with _without_networkx():
-            module = importlib.import_module(name)
-        return getattr(module, attribute)
-
-
-@contextlib.contextmanager
-def _without_networkx() -> Iterator[None]:
-    """``import networkx`` fails inside (unless networkx is already imported)."""
-    blocked = "networkx" not in sys.modules
-    if blocked:
-        sys.modules["networkx"] = None  # type: ignore[assignment]  # "import networkx" raises
-    try:
-        yield
-    finally:
-        if blocked and sys.modules.get("networkx", False) is None:
-            del sys.modules["networkx"]
+#: (its pure-Python BDD, copying, pickling and expression-parsing helpers, and the standard
+#: library's modules that only those or its graph export use): most of the time of importing
+#: ``dd.cudd``, so they are imported on first use (:mod:`bdi_supervisor.lazyimport`)
+DEFERRED = ("dd._copy", "dd._parser", "dd.bdd", "dd.autoref", "pickle", "pprint", "subprocess",
+            "shlex", "textwrap")
 
 
 def _import_cudd() -> ModuleType:
     if "dd.cudd" in sys.modules or "networkx" in sys.modules:
         return importlib.import_module("dd.cudd")
-    stand_ins = {name: _OnFirstUse(name) for name in DEFERRED if name not in sys.modules}
-    sys.modules.update(stand_ins)
     try:
-        with _without_networkx():
-            return importlib.import_module("dd.cudd")
-    except ImportError:
+        return import_deferring("dd.cudd", DEFERRED, blocked=("networkx",))
+    except ImportError:  # a dd that cannot do without networkx
         for name in [m for m in sys.modules if m == "dd" or m.startswith("dd.")]:
             del sys.modules[name]
-    finally:
-        for name, stand_in in stand_ins.items():
-            if sys.modules.get(name) is stand_in:
-                del sys.modules[name]  # a later import gets the module itself
     return importlib.import_module("dd.cudd")
 
 

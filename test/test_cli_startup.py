@@ -1,4 +1,5 @@
-"""Start-up cost of the commands: what ``bdi-supervisor --help`` and ``solve --json`` import.
+"""Start-up cost of the commands: what ``bdi-supervisor --help``, ``bdi-monitor --help`` and
+``solve --json`` import.
 
 Each check runs in a fresh interpreter, so modules other tests imported do not count. The time
 itself is measured by ``bench/synthesis/startup.py``, not here.
@@ -54,6 +55,15 @@ def test_building_the_parsers_imports_no_heavy_library():
     assert "dd" not in loaded
 
 
+def test_the_monitors_help_imports_neither_the_checker_nor_a_heavy_library():
+    loaded = _loaded_after("from bdi_supervisor.cli.monitor import build_parser\n"
+                           "build_parser().format_help()", whole=True)
+    assert not {name.split(".")[0] for name in loaded} & {*HEAVY, "dd"}
+    assert not {name for name in loaded if name.startswith("bdi_monitor.")} - {
+        "bdi_monitor.commands", "bdi_monitor.commands.check", "bdi_monitor.commands.grid",
+        "bdi_monitor.commands.replay"}
+
+
 def test_solve_json_imports_dd_but_no_heavy_library(tmp_path):
     spec = tmp_path / "small.structuredslugs"
     spec.write_text(SPEC)
@@ -69,8 +79,10 @@ def test_solve_json_imports_dd_but_no_heavy_library(tmp_path):
 
 
 def test_solve_json_defers_dds_helpers_and_the_random_modules(tmp_path):
-    """dd's copying, parsing and pure-Python modules are loaded on first use; secrets, tempfile
-    and random only by the paths that need them (a folder output, a random order)."""
+    """dd's copying, parsing and pure-Python modules (and the standard library's that only they
+    use) are loaded on first use, and so is dataclasses' inspect (every dataclass on the path has
+    a docstring); secrets, tempfile and random only by the paths that need them (a folder
+    output, a random order)."""
     from bdi_supervisor.bdd import DEFERRED
 
     spec = tmp_path / "small.structuredslugs"
@@ -81,7 +93,7 @@ def test_solve_json_defers_dds_helpers_and_the_random_modules(tmp_path):
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main(['solve', {str(spec)!r}, '--json']) == 0\n", whole=True)
     assert "dd.cudd" in loaded
-    assert not loaded & {*DEFERRED, "secrets", "tempfile", "random", "hashlib"}
+    assert not loaded & {*DEFERRED, "inspect", "secrets", "tempfile", "random", "hashlib"}
     used = _loaded_after("from bdi_supervisor.bdd import cudd\n"
                          "bdd = cudd.BDD()\n"
                          "bdd.declare('x', 'y')\n"
@@ -97,3 +109,20 @@ def test_cudd_without_networkx_still_solves():
                            "bdd.declare('x')\n"
                            "assert bdd.var('x') & ~bdd.var('x') == bdd.false")
     assert "networkx" not in loaded
+
+
+def test_a_deferred_module_is_imported_on_first_use():
+    """dataclasses imported with inspect deferred (as ``import bdi_supervisor`` does): inspect
+    comes only with the first dataclass without a docstring, which gets its usual one."""
+    loaded = _loaded_after("import sys\n"
+                           "import bdi_supervisor, dataclasses\n"
+                           "assert 'inspect' not in sys.modules\n"
+                           "@dataclasses.dataclass\n"
+                           "class Point:\n"
+                           "    x: int\n"
+                           "    y: int = 0\n"
+                           "assert Point.__doc__ == 'Point(x: int, y: int = 0)', Point.__doc__\n"
+                           "import inspect\n"
+                           "assert sys.modules['inspect'] is inspect and inspect.isclass(Point)",
+                           whole=True)
+    assert "inspect" in loaded

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "bdi_supervisor.interrupts", "bdi_supervisor.helptext",
                     "bdi_supervisor.yamlsource", "bdi_supervisor.shipped",
                     "bdi_supervisor.display", "bdi_supervisor.bdd", "bdi_supervisor.graph",
-                    "bdi_supervisor.options")),
+                    "bdi_supervisor.options", "bdi_supervisor.lazyimport")),
     ("spec language", ("bdi_supervisor.spec",)),
     ("inputs", ("bdi_supervisor.catalog", "bdi_supervisor.mission", "bdi_supervisor.specgen")),
     ("synthesis", ("bdi_supervisor.synthesis",)),

@@ -13,18 +13,18 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from bdi_monitor.checker import Checker
-from bdi_monitor.counterexample import explain
-from bdi_monitor.logic import parse
-from bdi_monitor.models.reference import load_model
 from bdi_supervisor.common import ExitCode
-from bdi_supervisor.display import output_console, print_table
 from bdi_supervisor.errors import BudgetExceeded, InputError
 from bdi_supervisor.helptext import examples
 from bdi_supervisor.limits import positive_finite, printable
+
+if TYPE_CHECKING:
+    from bdi_monitor.checker import Checker
+    from bdi_monitor.structure import Structure
+
+# the checker, the models and rich are imported by :func:`run` (``--help`` needs none of them)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,6 +71,8 @@ def _deadline(seconds: float | None, started: float) -> Callable[[], None] | Non
 
 def _incomplete(args: argparse.Namespace, stop: BudgetExceeded, doing: str) -> int:
     """What a run stopped by its budget before reachability ended prints; exit 3."""
+    from bdi_supervisor.display import output_console
+
     message = f"{stop} while {doing}"
     if args.json:
         json.dump({"model": str(args.model), "status": "INCOMPLETE", "message": message},
@@ -82,6 +84,11 @@ def _incomplete(args: argparse.Namespace, stop: BudgetExceeded, doing: str) -> i
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_monitor.checker import Checker
+    from bdi_monitor.counterexample import explain
+    from bdi_monitor.logic import parse
+    from bdi_monitor.models.reference import load_model
+
     started = time.perf_counter()
     deadline = _deadline(args.time_budget, started)
     structure = load_model(args.model)
@@ -137,7 +144,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json.dump(record, sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return code
+    else:
+        _show(record, structure, checker, results, stopped, len(formulas))
+    return code
+
+
+def _show(record: dict, structure: Structure, checker: Checker, results: list,
+          stopped: str | None, properties: int) -> None:
+    """The terminal output of :func:`run`: the model, a table of verdicts, the certificates."""
+    from rich.table import Table
+
+    from bdi_supervisor.display import output_console, print_table
+
     console = output_console()
     console.print(f"[bold]{structure.name}[/]: {len(structure.worlds)} worlds, "
                   f"{structure.k} directions, actual world "
@@ -158,5 +176,4 @@ def run(args: argparse.Namespace) -> int:
         print(printable(cert.render(checker)), flush=True)
     if stopped:
         console.print(f"[bold yellow]INCOMPLETE[/] {stopped}; "
-                      f"{len(results)} of {len(formulas)} properties checked", soft_wrap=True)
-    return code
+                      f"{len(results)} of {properties} properties checked", soft_wrap=True)

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from bdi_monitor import structure as structure_io
-from bdi_monitor.models.grid import grid_structure
 from bdi_supervisor.common import ExitCode
-from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.helptext import examples
 
@@ -70,6 +67,9 @@ def _check_size(size: int, worlds: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bdi_monitor import structure as structure_io
+    from bdi_monitor.models.grid import grid_structure
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.outpaths import check_output_file
 
     _check_size(args.size, args.worlds)

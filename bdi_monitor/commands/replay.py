@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from bdi_supervisor.common import ExitCode, PropertyValue
-from bdi_supervisor.display import output_console
 from bdi_supervisor.errors import InputError
 from bdi_supervisor.helptext import examples
 from bdi_supervisor.shipped import shipped_file
@@ -76,6 +75,7 @@ def _mission_path(log: Path, given: str | None) -> Path:
 def run(args: argparse.Namespace) -> int:
     from bdi_monitor.live import LiveMonitor
     from bdi_monitor.monitor import create_monitor
+    from bdi_supervisor.display import output_console
     from bdi_supervisor.yamlsource import file_problem
 
     log = Path(args.log)

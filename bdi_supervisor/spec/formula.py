@@ -59,6 +59,8 @@ class Compare:
 
 @dataclass(frozen=True)
 class Not:
+    """Negation ``!arg``."""
+
     arg: Formula
 
 
@@ -78,18 +80,24 @@ class Or:
 
 @dataclass(frozen=True)
 class Xor:
+    """Exclusive or ``left ^ right``."""
+
     left: Formula
     right: Formula
 
 
 @dataclass(frozen=True)
 class Implies:
+    """Implication ``left -> right``."""
+
     left: Formula
     right: Formula
 
 
 @dataclass(frozen=True)
 class Iff:
+    """Equivalence ``left <-> right``."""
+
     left: Formula
     right: Formula
 

@@ -76,6 +76,8 @@ _OPEN = {"(": ")", "[": "]"}
 
 @dataclass(frozen=True)
 class _Token:
+    """A lexical token of a formula and the column it starts at."""
+
     kind: str  # "name" | "num" | "op" | "end"
     text: str
     column: int  # 1-based

@@ -68,6 +68,9 @@ class Failure:
 
 @dataclass
 class SynthesisResult:
+    """What a synthesis run gives: the verdict, the metrics, the strategy (when realizable) or
+    why not (:class:`Failure`, when unrealizable; ``incomplete_reason`` when a budget ran out)."""
+
     status: Realizability
     spec_name: str
     metrics: Metrics

@@ -31,6 +31,9 @@ FORMAT_VERSION = 1
 
 @dataclass
 class StrategyState:
+    """One state of an explicit strategy: its valuation, successors, goal rank and whether it
+    is initial."""
+
     id: int
     inputs: dict[str, Value]
     outputs: dict[str, Value]

@@ -1,16 +1,17 @@
-"""Start-up benchmark: ``bdi-supervisor --help`` and ``solve SMALL --json`` against a bare
-interpreter.
+"""Start-up benchmark: ``bdi-supervisor --help``, ``bdi-monitor --help`` and ``solve SMALL
+--json`` against a bare interpreter.
 
     python bench/synthesis/startup.py [--repeat N] [--spec SMALL.structuredslugs]
 
-Runs ``python -c pass``, ``python -m bdi_supervisor --help`` and ``python -m bdi_supervisor
-solve SPEC --json`` alternately ``--repeat`` times (default 15) in fresh interpreters and prints
-the median wall and CPU (user + system) time of each, its ratio to the bare interpreter and
-its peak RSS. CPU time is the steadier figure on a loaded machine. When a ``slugs`` executable
-is on PATH (or given with ``--slugs``), ``slugs SPEC.slugsin`` on the same spec is measured in
-the same rounds, for scale. The default spec is the coffee mission in
-its one-hot system-goal configuration. The children run with bytecode caching on (a set
-``PYTHONDONTWRITEBYTECODE`` would make every run compile every module) after one warm-up round.
+Runs ``python -c pass``, ``python -m bdi_supervisor --help``, ``python -m bdi_monitor --help``
+and ``python -m bdi_supervisor solve SPEC --json`` alternately ``--repeat`` times (default 15)
+in fresh interpreters and prints the median wall and CPU (user + system) time of each, its
+ratio to the bare interpreter and its peak RSS. CPU time is the steadier figure on a loaded
+machine. When a ``slugs`` executable is on PATH (or given with ``--slugs``), ``slugs
+SPEC.slugsin`` on the same spec is measured in the same rounds, for scale. The default spec is
+the coffee mission in its one-hot system-goal configuration. The children run with bytecode
+caching on (a set ``PYTHONDONTWRITEBYTECODE`` would make every run compile every module) after
+one warm-up round.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def main() -> int:
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "bdi-supervisor --help": [sys.executable, "-m", "bdi_supervisor", "--help"],
+            "bdi-monitor --help": [sys.executable, "-m", "bdi_monitor", "--help"],
             "bdi-supervisor solve --json": [sys.executable, "-m", "bdi_supervisor", "solve",
                                             str(spec), "--json"],
         }
