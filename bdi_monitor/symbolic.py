@@ -16,6 +16,10 @@ next)`` on a third copy of the state bits, about log₂ of the longest straight 
 goes on chaining the directions' closures: on the grid a few rounds reach what took about 2n to
 5n single steps. A closure larger than :data:`CLOSURE_LIMIT` nodes is given up and the fixpoint
 goes on by single steps, so a structure whose closures are large costs at most the squarings.
+Closures are used with the fixed variable order only: squaring relies on each third-copy bit
+sitting beside the next bit it stands for, which CUDD's dynamic reordering does not keep (on the
+logistics monitor model, four worlds with reordering, building the closures took several times
+as long as the whole launch check without them).
 """
 
 from __future__ import annotations
@@ -74,8 +78,9 @@ class SymbolicModel:
         self.encoding = encoding if encoding is not None else encoding_of(structure)
         enc = self.encoding
         self.bdd = bdd if bdd is not None else manager()
-        #: single steps before a fixpoint switches to closures (None: never)
-        self.closure_after = closure_after
+        #: single steps before a fixpoint switches to closures (None: never; always None with
+        #: dynamic reordering, see the module docstring)
+        self.closure_after = None if reordering else closure_after
         self.closure_limit = closure_limit
         self.bdd.configure(reordering=False)
         self.world_bits, self.target_bits = enc.world_bits, enc.target_bits

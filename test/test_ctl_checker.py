@@ -239,3 +239,17 @@ def test_grid_closures_give_the_step_by_step_sets(n, worlds):
         f = parse(text)
         assert fast.count(f) == slow.count(f), text
     assert fast.iterations < slow.iterations
+
+
+@FAST
+@given(structures(), st.lists(formulas(), min_size=1, max_size=3))
+def test_reordering_models_check_by_single_steps(structure, fs):
+    """With dynamic reordering no closure is built (they are asked for from round 0 and
+    would be), and the sets are still the oracle's."""
+    model = SymbolicModel(structure, reordering=True, closure_after=0)
+    checker = Checker(model)
+    oracle = Explicit(structure)
+    assert {as_tuple(n) for n in model.nodes(checker.reach)} == oracle.nodes
+    for f in fs:
+        assert _sat_nodes(checker, f) == set(oracle.sat(f)), str(f)
+    assert model.closure_after is None and model._closures == {}
