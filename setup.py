@@ -76,11 +76,16 @@ setup(
             "ruff>=0.6",
             "pymodelchecking>=1.3",
             "numpy>=1.24",  # bench/ctl explicit-state peer and its test
+            "msgspec>=0.18",  # the wire decoder's fast path, tested against json.loads
             "pyrobosim==5.0.1",
             "rotorpy==3.0.0",
             "cflib==0.1.34",  # the Crazyflie backend's tests drive cflib's own classes
             "dask[distributed]>=2024.1",
         ],
+        # the benchmarks' peers (bench/monitor: RTAMT) and the monitor node's fast JSON decoder
+        "bench": ["rtamt==0.4.10", "msgspec>=0.18"],
+        # the ROS monitor node decodes BDI-state messages with msgspec where it is installed
+        "fast": ["msgspec>=0.18"],
         # sweeps on many machines (bdi-supervisor sweep --scheduler ADDRESS)
         "cluster": ["dask[distributed]>=2024.1"],
         # sweep plots (PNG) and Parquet reports

@@ -98,3 +98,96 @@ def test_stream_accepts_exactly_the_increasing_records_of_a_run(seqs):
     assert stats.received == stats.accepted + stats.duplicates + stats.out_of_order
     if seqs:
         assert stats.gaps == last + 1 - stats.accepted
+
+
+# -- wire.loads: json.loads's meaning, decoded by msgspec where installed -----------------------
+
+def _outcome(decode, text):
+    """(``"ok"``, value) or (``"error"``, None): what ``decode`` makes of ``text``."""
+    try:
+        return "ok", decode(text)
+    except (ValueError, TypeError, RecursionError):
+        return "error", None
+
+
+def _same(a, b) -> bool:
+    """Equal values of equal types, floats to the bit (-0.0, NaN), dict keys in order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _agrees(text) -> None:
+    ours, theirs = _outcome(wire.loads, text), _outcome(json.loads, text)
+    assert ours[0] == theirs[0] and _same(ours[1], theirs[1]), text
+
+
+def _msgspec():
+    return pytest.importorskip("msgspec", reason="msgspec is not installed (test extra)")
+
+
+_any_text = st.text(st.characters(blacklist_categories=()))  # lone surrogates too
+_all_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | _any_text,
+    lambda inner: st.lists(inner) | st.dictionaries(_any_text, inner), max_leaves=20)
+
+
+@given(value=_all_values, ascii_only=st.booleans(), compact=st.booleans(), keys=st.booleans())
+def test_loads_equals_json_loads_on_every_document(value, ascii_only, compact, keys):
+    """Every value json.dumps writes (NaN, infinities, big integers, lone surrogates included):
+    wire.loads gives json.loads's value, type for type and bit for bit."""
+    _msgspec()
+    _agrees(json.dumps(value, ensure_ascii=ascii_only, sort_keys=keys,
+                       separators=(",", ":") if compact else None))
+
+
+@given(number=st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?",
+                            fullmatch=True))
+def test_loads_reads_numbers_as_json_loads_does(number):
+    """Integers of any size and decimal literals: the same int, or the same correctly rounded
+    double (also under- and overflowing ones)."""
+    _msgspec()
+    _agrees(number)
+    _agrees(f'{{"n":[{number}]}}')
+
+
+@given(value=_all_values, edits=st.lists(st.tuples(st.integers(0, 10**4), st.integers(0, 3),
+                                                    st.sampled_from('{}[]",:0-.eE \t\\u\x00')),
+                                          min_size=1, max_size=4))
+def test_loads_refuses_what_json_loads_refuses(value, edits):
+    """Documents broken by inserted, deleted or replaced characters: wire.loads raises where
+    json.loads raises and agrees with it elsewhere."""
+    _msgspec()
+    text = json.dumps(value)
+    for position, kind, char in edits:
+        at = position % (len(text) + 1)
+        if kind == 0:
+            text = text[:at] + char + text[at:]
+        elif kind == 1:
+            text = text[:at] + text[at + 1:]
+        else:
+            text = text[:at] + char + text[at + 1:]
+    _agrees(text)
+
+
+@pytest.mark.parametrize("text", [
+    '{"a":NaN}', "[Infinity,-Infinity]", "[1e400]", '"\\ud800"', '"\ud800"',
+    '{"a":1,"a":2}', "\ufeff{}", '"\x01"', "[01]", "[1.]", "", "  ", "[" * 5000 + "]" * 5000,
+    "[" * 300 + "]" * 300, "18446744073709551616", "-9223372036854775809", None, b'{"a":1}'])
+def test_loads_falls_back_exactly_where_msgspec_differs(text):
+    _msgspec()
+    _agrees(text)
+
+
+def test_loads_without_msgspec_is_json_loads(monkeypatch):
+    monkeypatch.setattr(wire, "_FAST", None)
+    record = _record(seq=3, beliefs={"x": {"value": 1.5e300}})
+    assert wire.loads(record) == json.loads(record)
+    with pytest.raises(wire.WireError, match="not_json"):
+        wire.decode_record("{")
