@@ -99,6 +99,9 @@ class Monitor:
         self.last_latency_ns: int | None = None
         self._verdict_key: tuple | None = None
         self._verdict_list: list[Verdict] = []
+        #: what the verdicts depend on, as of the last record that changed it, and its latency
+        self._moved_key: tuple | None = None
+        self._moved_latency: int | None = None
 
     # -- public API ---------------------------------------------------------------------------
     def launch_verdicts(self) -> list[Verdict]:
@@ -118,6 +121,13 @@ class Monitor:
 
     def feed(self, record: Any, stamp_ns: int | None = None) -> list[Verdict]:
         """Advance on one BDI-state record; return every property's verdict (never raises)."""
+        self.advance(record, stamp_ns)
+        return self.verdicts()
+
+    def advance(self, record: Any, stamp_ns: int | None = None) -> tuple[str, ...]:
+        """Advance on one BDI-state record (never raises); every property's verdict value, in
+        :attr:`names` order. The :class:`Verdict` objects are built when :meth:`verdicts` asks
+        (the ROS node asks when it publishes), as :meth:`feed` would have built them here."""
         t0 = time.perf_counter_ns()
         self.counts["received"] += 1
         try:
@@ -125,8 +135,8 @@ class Monitor:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError,
                 RecursionError) as error:
             self._malformed(f"bad_field:{type(error).__name__}")
-        self.last_latency_ns = time.perf_counter_ns() - t0
-        return self.verdicts()
+        self._moved(time.perf_counter_ns() - t0)
+        return self.current
 
     def feed_line(self, line: str | bytes | None, stamp_ns: int | None = None) -> list[Verdict]:
         """One JSON Lines line (a record as text or UTF-8 bytes; None: a line too long to read).
@@ -149,17 +159,17 @@ class Monitor:
             self._flexbe(topic, data)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             self._malformed("bad_flexbe")
-        self.last_latency_ns = time.perf_counter_ns() - t0
+        self._moved(time.perf_counter_ns() - t0)
         return self.verdicts()
 
     def verdicts(self) -> list[Verdict]:
         """Every property's current verdict with its evidence. The verdicts are built again only
         when a value, the position or the reason changed (most records change none): their
         ``latency_ns`` is that of the record that last changed them."""
-        key = (self.q, self.reason, self.lost, self.current)
+        key = self._moved_key or (self.q, self.reason, self.lost, self.current)
         if key != self._verdict_key:
             position, reason = self._position_name(), self.reason
-            latency, made = self.last_latency_ns, Verdict.made
+            latency, made = self._moved_latency, Verdict.made
             messages = {value: self._message(value) for value in set(self.current)}
             self._verdict_list = [
                 made(name, value, messages[value],
@@ -181,6 +191,14 @@ class Monitor:
         return self.current[self.names.index(name)]
 
     # -- records ------------------------------------------------------------------------------
+    def _moved(self, latency_ns: int) -> None:
+        """Note the record's latency, and it as the verdicts' latency if it changed what they
+        depend on (values, position, reason, lost track)."""
+        self.last_latency_ns = latency_ns
+        key = (self.q, self.reason, self.lost, self.current)
+        if key != self._moved_key:
+            self._moved_key, self._moved_latency = key, latency_ns
+
     def _record(self, record: Any) -> None:
         if not isinstance(record, dict):
             return self._malformed("not_object")

@@ -41,12 +41,15 @@ class DoorCore:
     def launch_verdicts(self):
         return [port.Verdict("door_open", "true", "YES")]
 
-    def feed(self, record, stamp_ns):
+    def advance(self, record, stamp_ns):
         self.seen += 1
         if record.get("explode"):
             raise RuntimeError("core bug")
-        value = "false" if record.get("outcome") == "failed" else "true"
-        return [port.Verdict("door_open", value, evidence={"seq_seen": str(self.seen)},
+        self.value = "false" if record.get("outcome") == "failed" else "true"
+        return (self.value,)
+
+    def verdicts(self):
+        return [port.Verdict("door_open", self.value, evidence={"seq_seen": str(self.seen)},
                              latency_ns=1500)]
 
     def counters(self):

@@ -26,7 +26,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import String
 
 from bdi_monitor.ros import port
-from bdi_monitor.ros.stream import StreamStats
+from bdi_monitor.ros.intake import Intake
 from bdi_monitor.verdict import Verdict
 from bdi_supervisor.common import PropertyValue
 from bdi_supervisor.ros import diagnostics, params, qos, topics
@@ -66,8 +66,6 @@ class MonitorNode(SuiteNode):
             self, "publish_period", 1.0, "seconds between full diagnostics publications"))
         require_core = params.declare(self, "require_core", True,
                                       "refuse to start without the monitor core")
-        self.stream = StreamStats()
-        self.core_errors = 0
         self.core = core
         if self.core is None:
             self.get_logger().info(f"building the monitor of {mission} (synthesis, "
@@ -83,7 +81,7 @@ class MonitorNode(SuiteNode):
                                          ) from None
                 self.get_logger().warning(f"{error}: reporting stream statistics only")
             self.launch = self.core.launch_verdicts() if self.core else []
-        self.verdicts: dict[str, Verdict] = {}
+        self.intake = Intake(self.core, self._core_failed)
         self.publisher = self.create_publisher(DiagnosticArray, diagnostics.DIAGNOSTICS_TOPIC,
                                                qos.DIAGNOSTICS)
         self.subscription = self.create_subscription(String, topics.BDI_STATE, self._on_state,
@@ -94,30 +92,20 @@ class MonitorNode(SuiteNode):
         self.publish()
 
     def _on_state(self, message: String) -> None:
-        was_healthy = self.stream.healthy()
-        record = self.stream.accept(message.data)
-        changed = self.stream.healthy() != was_healthy
-        if record is not None and self.core is not None:
-            try:
-                verdicts = self.core.feed(record, self.get_clock().now().nanoseconds)
-            except Exception as error:  # the core must not take the node down
-                self.core_errors += 1
-                self.get_logger().error(f"monitor core failed on seq {record['seq']}: {error!r}")
-                verdicts = []
-            for verdict in verdicts:
-                old = self.verdicts.get(verdict.property)
-                changed |= old is None or old.value != verdict.value
-                self.verdicts[verdict.property] = verdict
-        if changed:
+        if self.intake.take(message.data, self.get_clock().now().nanoseconds):
             self.publish()
+
+    def _core_failed(self, record: dict, error: Exception) -> None:
+        self.get_logger().error(f"monitor core failed on seq {record['seq']}: {error!r}")
 
     def statuses(self) -> list[Status]:
         """Everything the node reports now."""
-        values = self.stream.as_values()
+        stream, core_errors = self.intake.stream, self.intake.core_errors
+        values = stream.as_values()
         if self.core is not None:
             values.update({f"core.{key}": str(n) for key, n in self.core.counters().items()})
-            values["core_errors"] = str(self.core_errors)
-        healthy = self.stream.healthy() and not self.core_errors
+            values["core_errors"] = str(core_errors)
+        healthy = stream.healthy() and not core_errors
         if self.core is None:
             level, text = Level.WARN, "monitor core not installed: stream statistics only"
         else:
@@ -125,7 +113,7 @@ class MonitorNode(SuiteNode):
             text = "stream healthy" if healthy else "stream has malformed or missing records"
         entries = [Status(level, f"{NODE_NAME}: stream", text, self.hardware_id, values)]
         entries += [verdict_status(v, self.hardware_id, "launch ") for v in self.launch]
-        entries += [verdict_status(v, self.hardware_id) for v in self.verdicts.values()]
+        entries += [verdict_status(v, self.hardware_id) for v in self.intake.verdicts()]
         return entries
 
     def publish(self) -> None:
@@ -135,7 +123,7 @@ class MonitorNode(SuiteNode):
     def destroy_node(self) -> None:
         """Also drop the core, so its BDD managers are freed now rather than at interpreter exit."""
         super().destroy_node()
-        self.core = None
+        self.core = self.intake.core = None
 
 
 def main(args: list[str] | None = None) -> int:

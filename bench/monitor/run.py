@@ -9,9 +9,12 @@ The stream is the BDI-state records of forced-outcome runs of ``logistics_p0`` (
 navigation, pick and place failures), replayed as separate runs until ``--messages`` records have
 been fed. Rows, each timed per message (wall and CPU time of the thread):
 
-- **node path** (the main row): what the ROS monitor node pays per message, from the JSON text
-  of the record to the ten verdicts (``StreamStats.accept``: decode and check the header; then
-  ``Monitor.feed``), garbage collector on;
+- **node path** (the main row): what the ROS monitor node does per message, from the JSON text
+  the supervisor node publishes (``wire.encode_record``) to the ten verdict values and whether to
+  publish them (``bdi_monitor.ros.intake.Intake.take``, the node's own code: decode and check the
+  header, advance the core, compare the values), garbage collector on. The JSON decoder is
+  msgspec's where it is installed (``bench`` extra), else the standard library's: the bench
+  says which;
 - **dict path**: ``Monitor.feed`` on already parsed records, garbage collector paused (validate
   the record, map it to a direction, advance the automaton state, read the verdicts);
 - **peer: RTAMT** (installed with the ``bench`` extra; skipped with a note otherwise): the ten
@@ -47,11 +50,13 @@ import bdi_supervisor.domains  # noqa: F401  (registers the simulators with the 
 from bdi_monitor.monitor import Monitor, monitor_for_mission
 from bdi_supervisor.mission import load_mission
 from bdi_supervisor.pipeline import prepare
+from bdi_supervisor.ros import wire
 from bdi_supervisor.runtime.session import RunOptions, run_supervisor
 
 ROOT = Path(__file__).resolve().parents[2]
 MISSION = ROOT / "config" / "missions" / "logistics_p0.yaml"
 NODE_ROW = "node path: JSON text → verdicts (GC on)"
+STDLIB_ROW = "node path, decoded by the json module (GC on)"
 DICT_ROW = "dict path: Monitor.feed on parsed records (GC off)"
 RTAMT_ROW = "peer: RTAMT, 10 past-time STL specs on parsed records (GC on)"
 FORCES = (None, "goto_item=failure", "pick=failure,pick=failure", "goto_table=failure",
@@ -133,18 +138,35 @@ def time_recheck(monitor: Monitor, stream: list[dict]) -> list[int]:
 
 
 def node_path(monitor: Monitor):
-    """What the ROS monitor node does per message: decode the JSON text and check its header
-    (``StreamStats.accept``), then feed the record to the core."""
-    from bdi_monitor.ros.stream import StreamStats
+    """What the ROS monitor node does per message (its own code, without rclpy)."""
+    from bdi_monitor.ros.intake import Intake
 
-    stats = StreamStats()
+    take = Intake(monitor).take
+    return lambda text: take(text, 0)
 
-    def step(text: str) -> None:
-        record = stats.accept(text)
-        if record is not None:
-            monitor.feed(record, 0)
 
-    return step
+def standard_json(step):
+    """``step`` with the wire decoding by the standard library's json module."""
+    fast = wire.fast_decoder()
+
+    def slow_step(text: str) -> None:
+        wire._FAST = None
+        try:
+            step(text)
+        finally:
+            wire._FAST = fast
+
+    return slow_step
+
+
+def decoder() -> str:
+    """The JSON decoder the wire uses here."""
+    from importlib.metadata import version
+
+    from bdi_supervisor.ros import wire
+
+    return (f"msgspec {version('msgspec')}" if wire.fast_decoder() is not None
+            else "json (standard library; pip install msgspec for the fast path)")
 
 
 def alternated(evaluators: dict, items: dict, chunk: int) -> dict[str, tuple[list, list]]:
@@ -207,7 +229,7 @@ def main() -> int:
                   f"{len(model.tracker)} automaton states, {len(model.properties)} properties; "
                   f"launch check + tables {launch_s:.2f} s")
     stream = records(mission, prepared, args.messages)
-    texts = [json.dumps(record) for record in stream]
+    texts = [wire.encode_record(record) for record in stream]
 
     def fresh() -> Monitor:
         return Monitor(base.model, base.checker, base.launch, base.tables)
@@ -216,6 +238,9 @@ def main() -> int:
     node, direct = fresh(), fresh()
     evaluators = {NODE_ROW: (node_path(node), False), DICT_ROW: (direct.feed, True)}
     items = {NODE_ROW: texts, DICT_ROW: stream}
+    if wire.fast_decoder() is not None:
+        evaluators[STDLIB_ROW] = (standard_json(node_path(fresh())), False)
+        items[STDLIB_ROW] = texts
     if rtamt_version:
         from rtamt_peer import RtamtMonitor
 
@@ -238,7 +263,7 @@ def main() -> int:
              ("peer: re-check per message", recheck, None)]
     main_median = statistics.median(timed[NODE_ROW][0])
     result = {"messages": len(stream), "properties": len(model.properties),
-              "launch_s": round(launch_s, 3), "rtamt": rtamt_version,
+              "launch_s": round(launch_s, 3), "decoder": decoder(), "rtamt": rtamt_version,
               "rtamt_agreement": agree,
               "throughput_per_s": round(len(stream) / (sum(timed[NODE_ROW][0]) / 1e9)),
               "rows": {name: {"median_us": statistics.median(v) / 1000,
@@ -267,7 +292,7 @@ def main() -> int:
     out.print(table)
     p99 = result["rows"][NODE_ROW]["p99_us"]
     out.print(f"node path: {result['throughput_per_s']:,} messages/s (all properties per "
-              f"message); p99 {p99:.1f} µs per message")
+              f"message); p99 {p99:.1f} µs per message; JSON decoder: {result['decoder']}")
     if agree is not None:
         out.print(f"RTAMT {rtamt_version}: verdicts agree on {agree[0]:,} of {agree[1]:,}; "
                   f"RTAMT / node path (median): "
