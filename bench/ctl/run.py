@@ -2,7 +2,7 @@
 
     python bench/ctl/run.py [--sizes 64 256 1024] [--worlds 4 8] [--repeat 3]
                             [--tools ours,numpy,tables] [--budget 300] [--timeout 600]
-                            [--cli 64] [--markdown FILE] [--json FILE]
+                            [--cli 64] [--load 512 2048] [--markdown FILE] [--json FILE]
 
 Every measurement runs in a fresh process (its wall time and peak RSS come from ``wait4``);
 the tools of one size alternate within each repetition and the tables show medians, so the
@@ -17,7 +17,8 @@ ratios compare runs made side by side. Tools:
   checking, not reading the generator's rows into arrays (shown apart as "tables s");
 - ``pmc``: pyModelChecking on the explicit tagged-edge product (``bdi_monitor/pmc_bridge.py``);
 - ``nusmv``: NuSMV 2.5.4 on the same product as an SMV model with an order file like ours
-  (``bench/ctl/nusmv_peer.py``; model written beforehand, untimed), run when its executable is
+  (``bench/ctl/nusmv_peer.py``; monolithic relation, its fastest here; model written
+  beforehand, untimed), run when its executable is
   given (``--nusmv PATH``) or on PATH, skipped with a note otherwise. It is compared as a whole
   process with ours as a whole process (``process s``: Python start-up and imports included).
 
@@ -27,6 +28,9 @@ or the bench stops with exit 1. A tool is skipped at larger sizes
 once it timed out or its growth predicts more than ``--budget`` seconds. ``--cli N`` adds the
 whole ``bdi-monitor check`` process at size N (4 worlds) on a model reference, a JSON file and
 a YAML file (written by ``bdi-monitor grid`` beforehand, untimed); ``--cli 0`` skips it.
+``--load 512 2048`` (the default) times the grid generator as ``bdi-monitor check`` reports it
+(``seconds.load``, 8 worlds) at each size and prints its ratio to the first; ``--load`` alone
+skips it.
 """
 
 from __future__ import annotations
@@ -379,6 +383,35 @@ def bench_cli(n: int, repeat: int, timeout: float, console) -> list[dict]:
     return rows
 
 
+def bench_load(sizes: list[int], worlds: int, repeat: int, timeout: float, console
+               ) -> list[dict]:
+    """The grid generator's share of ``bdi-monitor check grid:n=N,worlds=W`` (its ``load``
+    seconds, in fresh processes, sizes alternating), median per size."""
+    import statistics
+
+    runs: dict[int, list[float]] = {n: [] for n in sizes}
+    for rep in range(repeat):
+        for n in (sizes if rep % 2 == 0 else sizes[::-1]):
+            with console.status(f"bdi-monitor check grid:n={n},worlds={worlds} "
+                                f"(run {rep + 1}/{repeat})"):
+                result = measured([sys.executable, "-m", "bdi_monitor", "check",
+                                   f"grid:n={n},worlds={worlds}", PROPERTIES[0], "--json"],
+                                  timeout)
+            if not result["killed"] and result["rc"] in (0, 1):
+                runs[n].append(json.loads(result["stdout"])["seconds"]["load"])
+    return [{"n": n, "worlds": worlds, "load": statistics.median(v) if v else None}
+            for n, v in runs.items()]
+
+
+def load_rows(loads: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Load seconds per size; ratio = load(n) / load(smallest n)."""
+    base = loads[0]["load"]
+    header = ["n", "worlds", "load s", f"load / load(n={loads[0]['n']})"]
+    rows = [[str(r["n"]), str(r["worlds"]), _fmt(r["load"], 3),
+             f"{r['load'] / base:.2f}" if r["load"] and base else "-"] for r in loads]
+    return header, rows
+
+
 def main() -> int:
     if len(sys.argv) == 5 and sys.argv[1] == "--child":  # a measured run: nothing else imported
         print(json.dumps(_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
@@ -397,6 +430,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="per run (s)")
     parser.add_argument("--cli", type=int, default=64, metavar="N",
                         help="whole-process CLI comparison at size N (0: skip)")
+    parser.add_argument("--load", type=int, nargs="*", default=[512, 2048], metavar="N",
+                        help="the grid generator's load seconds at these sizes (8 worlds), "
+                             "ratio to the first; none: skip")
     parser.add_argument("--nusmv", metavar="PATH",
                         help="the NuSMV executable for the nusmv peer (default: NuSMV on PATH)")
     parser.add_argument("--markdown", help="also write the tables as Markdown to this file")
@@ -453,10 +489,17 @@ def main() -> int:
         if len({tuple(c["verdicts"]) for c in cli if c["verdicts"]}) > 1:
             console.print("[red]CLI verdicts differ[/]")
             return 1
+    loads = bench_load(args.load, 8, args.repeat, args.timeout, console) if args.load else []
+    if loads:
+        header, rows = load_rows(loads)
+        show(console, "grid generator: bdi-monitor check grid:n=N,worlds=8, load (medians)",
+             header, rows)
+        sections.append(markdown(header, rows))
     if args.markdown:
         Path(args.markdown).write_text("\n\n".join(sections) + "\n")
     if args.json:
-        Path(args.json).write_text(json.dumps({"sizes": results, "cli": cli}, indent=2))
+        Path(args.json).write_text(json.dumps({"sizes": results, "cli": cli, "load": loads},
+                                              indent=2))
     return 0
 
 
