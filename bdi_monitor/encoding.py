@@ -151,6 +151,11 @@ def interleaved(fields: Sequence[Field]) -> list[str]:
 class Encoding(ABC):
     """The variables of a structure's product graph and the builders of its relations."""
 
+    #: whether long fixpoints should switch to per-direction closures
+    #: (:mod:`bdi_monitor.symbolic`): worth it where a direction repeats over long straight runs
+    #: of few bits (the grid's shared cell), not on one field per world from tables
+    closures = False
+
     def __init__(self, structure: Structure) -> None:
         self.structure = structure
         m = len(structure.worlds)

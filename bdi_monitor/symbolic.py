@@ -16,16 +16,19 @@ next)`` on a third copy of the state bits, about log₂ of the longest straight 
 goes on chaining the directions' closures: on the grid a few rounds reach what took about 2n to
 5n single steps. A closure larger than :data:`CLOSURE_LIMIT` nodes is given up and the fixpoint
 goes on by single steps, so a structure whose closures are large costs at most the squarings.
-Closures are used with the fixed variable order only: squaring relies on each third-copy bit
-sitting beside the next bit it stands for, which CUDD's dynamic reordering does not keep (on the
-logistics monitor model, four worlds with reordering, building the closures took several times
-as long as the whole launch check without them).
+Closures are used by default where the encoding asks for them (:attr:`Encoding.closures`: the
+grid's rules, not a structure's tables, whose squarings over one field per world cost far more
+than the steps they save), and with the fixed variable order only: squaring relies on each
+third-copy bit sitting beside the next bit it stands for, which CUDD's dynamic reordering does
+not keep (on the logistics monitor model, four worlds with reordering, building the closures
+took several times as long as the whole launch check without them).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from bdi_monitor.encoding import Encoding, encoding_of
 from bdi_monitor.product import ProductNode, initial_node
@@ -69,7 +72,7 @@ class SymbolicModel:
                  reordering: bool = False, encoding: Encoding | None = None,
                  cluster_limit: int = CLUSTER_LIMIT,
                  check: Callable[[], None] | None = None,
-                 closure_after: int | None = CLOSURE_AFTER,
+                 closure_after: int | Literal["auto"] | None = "auto",
                  closure_limit: int = CLOSURE_LIMIT) -> None:
         #: called between BDD operations of every long loop; raises to stop the work (a time
         #: budget: :class:`~bdi_supervisor.errors.BudgetExceeded`)
@@ -78,6 +81,8 @@ class SymbolicModel:
         self.encoding = encoding if encoding is not None else encoding_of(structure)
         enc = self.encoding
         self.bdd = bdd if bdd is not None else manager()
+        if closure_after == "auto":
+            closure_after = CLOSURE_AFTER if self.encoding.closures else None
         #: single steps before a fixpoint switches to closures (None: never; always None with
         #: dynamic reordering, see the module docstring)
         self.closure_after = None if reordering else closure_after

@@ -11,13 +11,14 @@ from support.ctl_strategies import formulas, structures
 
 from bdi_monitor.checker import Checker, check
 from bdi_monitor.counterexample import explain
+from bdi_monitor.encoding import TableEncoding
 from bdi_monitor.logic import parse
 from bdi_monitor.logic.ast import walk
 from bdi_monitor.models.beer import EXTRA, PHI1, PHI2, beer_structure
 from bdi_monitor.models.grid import grid_structure
 from bdi_monitor.product import explore
 from bdi_monitor.structure import Automaton, Structure, World, empty_automaton
-from bdi_monitor.symbolic import CLOSURE_LIMIT, SymbolicModel
+from bdi_monitor.symbolic import CLOSURE_AFTER, CLOSURE_LIMIT, SymbolicModel
 
 FAST = settings(max_examples=120, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -253,3 +254,13 @@ def test_reordering_models_check_by_single_steps(structure, fs):
     for f in fs:
         assert _sat_nodes(checker, f) == set(oracle.sat(f)), str(f)
     assert model.closure_after is None and model._closures == {}
+
+
+def test_closures_by_default_on_the_grid_rules_only():
+    """The grid's rule encoding asks for closures; a structure's tables (files, random
+    structures) check by single steps unless closures are asked for explicitly."""
+    structure = grid_structure(8, 4)
+    assert SymbolicModel(structure).closure_after == CLOSURE_AFTER
+    assert SymbolicModel(structure, encoding=TableEncoding(structure)).closure_after is None
+    assert SymbolicModel(beer_structure()).closure_after is None
+    assert SymbolicModel(beer_structure(), closure_after=0).closure_after == 0

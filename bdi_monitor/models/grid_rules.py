@@ -54,6 +54,8 @@ def _increment(bdd: cudd.BDD, bits: Sequence[cudd.Function], step: int) -> list[
 class GridEncoding(Encoding):
     """The grid's product coded on (w, wt, d, h_j, flags, x, y)."""
 
+    closures = True  # a move repeats along a row or column: about n single steps per direction
+
     def __init__(self, structure: Structure, layout: GridLayout, facts: Sequence[Facts]) -> None:
         super().__init__(structure)
         self.layout = layout
