@@ -125,3 +125,34 @@ def test_pipeline_writes_well_separation_json(tmp_path):
                                                   "{fail_on_non_well_separated: true}\n"))
     run = pipeline.run(strict, out_dir=tmp_path / "strict")
     assert [s.name for s in run.stages][-1] == "well_separation" and run.exit_code == 1
+
+
+def _wgcf(extra_env_safety: tuple[str, ...] = ()):
+    """The reference's own Two-Rivers specification (flexbe_synthesis_demo specs/wgcf.yaml)
+    with the Fair-Outcome assumption ``GF(!move_x_a | move_x_c')`` of each of its four moves,
+    and ``extra_env_safety`` clauses."""
+    import yaml
+
+    from bdi_supervisor.spec.structuredslugs import parse_spec
+
+    specs = yaml.safe_load((REFERENCE / "two_rivers" / "wgcf.yaml").read_text())["specs"]
+    specs["ENV_TRANS"] = [*specs["ENV_TRANS"], *extra_env_safety]
+    specs["ENV_LIVENESS"] = [f"!move_{m}_a | move_{m}_c'" for m in ("wolf", "goat", "corn", "null")]
+    text = "\n".join(f"[{section}]\n" + "\n".join(specs.get(section) or []) + "\n"
+                     for section in ("INPUT", "OUTPUT", "ENV_INIT", "SYS_INIT", "ENV_TRANS",
+                                     "SYS_TRANS", "ENV_LIVENESS", "SYS_LIVENESS"))
+    return parse_spec(text, file="wgcf.structuredslugs")
+
+
+@needs_reference
+def test_the_references_two_rivers_under_fair_outcome_is_well_separated():
+    """Def. 2 drops the system's safety: the system may activate any moves, for ever. No
+    environment clause of the reference's Two-Rivers forbids a move's completion, so every
+    ``GF(!move_x_a | move_x_c')`` can be met and no activation leaves the environment without
+    an answer: well-separated, as our generated Two-Rivers F spec (unlike the paper's, which
+    App. D calls not well-separated). One clause that forbids the goat's crossing while the
+    goat is on the far bank is enough to make it not well-separated (the system activates that
+    crossing for ever), so the check does see such a witness where there is one."""
+    assert well_separation(_wgcf()).status == "WELL_SEPARATED"
+    record = well_separation(_wgcf(("goat & move_goat_a -> !move_goat_c'",)))
+    assert record.status == "NON_WELL_SEPARATED" and record.cases == ["P-all/E-just"]

@@ -131,6 +131,20 @@ def test_table_aggregates_seeds_and_hides_timing_on_request(tmp_path):
     assert "realizability_seconds" not in to_csv(rows, timing=False).splitlines()[0]
 
 
+def test_the_acceptance_counts_are_columns_where_trials_executed(tmp_path):
+    """``execute.run_failures`` / ``execute.run_recoveries`` (a sweep with ``execute``) are
+    table columns, mean over the trials; a sweep without them has no such columns."""
+    sweep = load_sweep(write_sweep(tmp_path, "seeds: [0, 1]\n"))
+    rows = [fake_trial(t.params) for t in sweep.trials]
+    assert "acceptance failures" not in markdown_table(rows)
+    for count, row in enumerate(rows):
+        row.update({"execute.run_failures": 2 + 2 * count, "execute.run_recoveries": 2})
+    line = next(x for x in markdown_table(rows).splitlines() if x.startswith("| one-hot-"))
+    header = next(x for x in markdown_table(rows).splitlines() if x.startswith("| config"))
+    assert header.rstrip(" |").endswith("acceptance failures | recovered")
+    assert line.rstrip(" |").endswith("3.0 ± 1.4 | 2")
+
+
 def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path):
     """The results file is locked while a sweep writes it: a second sweep (here another
     process holding the lock) is refused with a message naming the folder, and runs nothing."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,14 @@ def test_trials_of_one_cell_that_differ_are_counted():
     ("case_studies: {m: {verdicts: {S: realized}, extra: 1}}", "case_studies.m"),
     ("case_studies: {}\nnotes: {m/Q: x}", "notes.m/Q"),
     ("source: a", ""),
+    ("case_studies: {m: {verdicts: {}, well_separation: {F: separated}}}",
+     "case_studies.m.well_separation.F"),
+    ("case_studies: {m: {verdicts: {}, stated: {F: [a]}}}", "case_studies.m.stated.F"),
+    ("case_studies: {m: {verdicts: {}, modellings: {n: 1}}}", "case_studies.m.modellings.n"),
+    ("case_studies: {m: {verdicts: {}, modellings: {n: a}}, k: {verdicts: {}, "
+     "modellings: {n: b}}}", "case_studies.k.modellings.n"),
+    ("case_studies: {m: {verdicts: {}}, k: {verdicts: {}, modellings: {m: b}}}",
+     "case_studies.k.modellings.m"),
 ])
 def test_a_bad_reference_names_the_key(text, key):
     with pytest.raises(InputError) as error:
@@ -100,12 +109,108 @@ def test_the_paper_sweep_executes_and_compares_with_the_paper():
     assert all(t.execute for t in sweep.trials)
     reference = v.load_reference(sweep.compare)
     missions = {Path(t.mission).stem for t in sweep.trials}
-    assert set(reference.case_studies) <= missions
-    # every stated verdict has a configuration in the grid
+    studied = {m for s in reference.case_studies.values() for m in (s.mission, *s.modellings)}
+    assert studied <= missions  # both modellings of each case study are swept
+    # every stated cell has a configuration in the grid, and says where the paper states it
     configs = {(Path(t.mission).stem, t.config) for t in sweep.trials}
     for mission, study in reference.case_studies.items():
-        for encoding, config in study.verdicts:
+        for encoding, config in {*study.verdicts, *study.separation}:
             assert (mission, f"{encoding}-{config}") in configs
+            assert re.search(r"Table \d+|App\. [D-F]|§\d|§[D-F]",
+                             study.stated[(encoding, config)]), (mission, encoding, config)
+
+
+def _pinned_rows() -> list[dict]:
+    """One sweep row per shipped mission and cell, read off the pinned verdict table
+    (test/support/expected_verdicts.py, which test_verdicts.py checks against the pipeline)."""
+    from support.expected_verdicts import CONFIGS, ENCODINGS, EXPECTED, GROUPS
+
+    rows = []
+    for group, cells in EXPECTED.items():
+        for encoding in ENCODINGS:
+            for config, cell in zip(CONFIGS, cells[encoding]):
+                rows.append({
+                    "mission_name": GROUPS[group][0], "config": f"{encoding}-{config}",
+                    "status": "OK", "synthesis.status": cell.synthesis,
+                    "well_separation.status": cell.separation,
+                    "audit.status": cell.audit or "skipped",
+                    "audit.raw_defects": ", ".join(cell.defects),
+                    "realize.status": "OK" if cell.audit == "PASS" else "skipped",
+                    "execute.status": "OK" if cell.executable else "FAILED"})
+    return rows
+
+
+def test_every_difference_from_the_paper_is_explained():
+    """Our pinned verdicts against the paper's cells: every cell where the verdict or the
+    well-separation diagnosis differs (✗) has a note, and the notes name the cells they
+    explain by the same mark."""
+    reference = v.load_reference(SWEEPS / "paper_verdicts.yaml")
+    rows = _pinned_rows()
+    ours, seps = v.summarize(rows), v.separations(rows)
+    differing = []
+    for key, mine in ours.items():
+        theirs, sep = reference.verdict(*key), reference.separation(*key)
+        if (theirs and not v.agrees(mine, theirs)) or (sep and seps[key] != sep):
+            differing.append(key)
+            assert reference.note(*key), f"no note for {key}"
+    table = v.comparison_table(rows, reference)
+    assert table.count("✗") >= len(differing) > 0
+    # the cells the paper states and both of our modellings: the logging rule decides FP
+    assert ours[("two_rivers", "one-hot", "FP")] == v.TRAP
+    assert ours[("two_rivers_reference", "one-hot", "FP")] == v.REALIZED
+    assert reference.verdict("two_rivers_reference", "one-hot", "FP") == v.REALIZED
+
+
+def test_modellings_are_compared_with_their_case_study():
+    reference = v.reference_from_doc(parse_yaml(
+        "case_studies:\n  m: {label: M, modellings: {m_ref: another rule}, verdicts: {FP: trap},"
+        " well_separation: {FP: not well-separated}}\n", "ref.yaml"))
+    rows = [row(mission="m_ref", config="one-hot-FP",
+                **{"well_separation.status": "NON_WELL_SEPARATED"}),
+            row(mission="m", config="one-hot-FP",
+                **{"audit.status": "FAIL", "audit.raw_defects": "GOAL_UNREACHABLE_TRAP",
+                   "well_separation.status": "WELL_SEPARATED"})]
+    lines = v.comparison_table(rows, reference).splitlines()
+    assert lines[2].startswith("| M (`m`) | one-hot |")
+    assert "trap / trap ✓<br>WS / NWS ✗" in lines[2]
+    assert lines[3].startswith("| M (`m_ref`, another rule) | one-hot |")
+    assert "realized / trap ✗<br>NWS / NWS ✓" in lines[3]
+    assert v.disagreements(rows, reference) == [("m_ref", "one-hot", "FP", v.REALIZED, v.TRAP)]
+
+
+def _trial_row(trial) -> dict:
+    """A realized row of a two_rivers trial, with its key and mission file as a sweep writes
+    them."""
+    return {**row(mission="two_rivers", config=trial.config), "key": trial.key,
+            "mission": trial.mission}
+
+
+def test_a_partial_sweep_says_what_ran_and_compares_only_that(tmp_path):
+    """Trials not yet run read *not run* and are not compared; the report says N of M."""
+    from bdi_supervisor.sweep.report import write_reports
+
+    sweep = load_sweep(SWEEPS / "paper.yaml")
+    trials = [t for t in sweep.trials if Path(t.mission).stem == "two_rivers"]
+    done = [t for t in trials if t.liveness == "system-goal"]
+    rows = [_trial_row(t)
+            for t in done]
+    planned = v.planned_cells(trials, rows)
+    assert sum(planned.values()) == len(trials) == 8
+    table = v.comparison_table(rows, v.load_reference(sweep.compare), planned)
+    assert table.startswith(f"**{len(done)} of {len(trials)} trials ran**")
+    line = next(x for x in table.splitlines() if "| one-hot |" in x)
+    cells = [c.strip() for c in line.split("|")[3:7]]
+    assert cells[0].startswith("realized / realized ✓") and cells[1].startswith("realized")
+    assert cells[2:] == [v.NOT_RUN, v.NOT_RUN]  # F and FP: no ✓ or ✗, no note
+    files = write_reports(rows, tmp_path, "paper", sweep.compare, trials)
+    text = {f.name: f.read_text() for f in files if f.suffix == ".md"}
+    assert text["paper.md"].startswith(f"**{len(done)} of {len(trials)} trials ran.** Not run: "
+                                       "two_rivers enumerated-F, two_rivers enumerated-FP")
+    assert "The cells as the reference states them" in text["paper_verdicts.md"]
+    full = [_trial_row(t)
+            for t in trials]
+    assert v.comparison_table(full, None, v.planned_cells(trials, full)).startswith(
+        "All 8 trials of the sweep ran.")
 
 
 def test_execute_enters_a_trials_key_only_when_set():

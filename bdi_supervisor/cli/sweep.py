@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{outcome.errors} errors → {outcome.results}")
     if args.report or args.report_only:
         rows = _rows(out / RESULTS_FILE, sweep, console)
-        for path in write_reports(rows, out, sweep.name, sweep.compare):
+        for path in write_reports(rows, out, sweep.name, sweep.compare, sweep.trials):
             console.print(f"wrote {path}")
         _say_what_reports_need(console)
     return ExitCode.NEGATIVE if errors else ExitCode.OK

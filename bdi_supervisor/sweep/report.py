@@ -41,6 +41,8 @@ class Column:
     timing: bool = False
     detail: str | None = None
     when: tuple[str, ...] | None = None
+    #: shown only where some row has the column (the acceptance run's, with ``execute``)
+    optional: bool = False
 
 
 #: synthesis ran to a verdict / produced a strategy
@@ -67,6 +69,8 @@ COLUMNS = (
     Column("well-separation", "well_separation.status", "cat"),
     Column("audit verdict", "audit.status", "cat"),
     Column("audit defects", "audit.raw_defects", "cat"),
+    Column("acceptance failures", "execute.run_failures", optional=True),
+    Column("recovered", "execute.run_recoveries", optional=True),
 )
 BY_SOURCE = {c.source: c for c in COLUMNS if c.source}
 #: an empty list of names (``audit.raw_defects`` of a clean audit) in a categorical cell
@@ -194,10 +198,28 @@ def cell(column: Column, group: list[dict]) -> str:
     return _num_cell(measured(column, group), column.scale)
 
 
-def markdown_table(rows: list[dict], timing: bool = True) -> str:
-    """One Markdown table per mission, one line per configuration (see :data:`GROUP`)."""
-    columns = [c for c in COLUMNS if timing or not c.timing]
-    out = []
+def _not_run(rows: list[dict], planned: Counter) -> str:
+    """How many of the planned trials ran and the configurations none of which ran ("" when
+    all ran)."""
+    from bdi_supervisor.sweep.verdicts import progress
+
+    done, total, missing = progress(rows, planned)
+    if done == total:
+        return ""
+    cells = ", ".join(f"{m} {e}-{c}" for m, e, c in missing) or "none"
+    return (f"**{done} of {total} trials ran.** Not run: {cells} (a configuration with some "
+            "of its trials run shows those).\n")
+
+
+def markdown_table(rows: list[dict], timing: bool = True,
+                   planned: Counter | None = None) -> str:
+    """One Markdown table per mission, one line per configuration (see :data:`GROUP`); with
+    ``planned`` (:func:`~bdi_supervisor.sweep.verdicts.planned_cells`) a first line that says
+    how many of the planned trials ran and which configurations did not, where some did not."""
+    columns = [c for c in COLUMNS if (timing or not c.timing)
+               and (not c.optional or any(c.source in r for r in rows))]
+    head = _not_run(rows, planned) if planned is not None else ""
+    out = [head] if head else []
     by_mission: dict[str, dict[tuple, list[dict]]] = {}
     for key, group in group_rows(rows).items():
         by_mission.setdefault(key[0], {})[key] = group
@@ -277,10 +299,13 @@ def plot(rows: list[dict], path: Path) -> Path | None:
 
 
 def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep",
-                  compare: str | Path | None = None) -> list[Path]:
+                  compare: str | Path | None = None,
+                  trials: Iterable | None = None) -> list[Path]:
     """``<name>.csv``, ``<name>.parquet`` (if pyarrow), ``<name>.md``, ``<name>.png`` (if
     matplotlib) in ``out_dir``, and with ``compare`` (a verdict reference file) the verdict
-    comparison ``<name>_verdicts.md``; returns the files written."""
+    comparison ``<name>_verdicts.md`` (with the cells as the reference states them); with
+    ``trials`` (the sweep's) the tables say how many of them ran and which cells did not.
+    Returns the files written."""
     out = make_dirs(out_dir, "report folder")
     files = []
     write_text_atomic(child(out, name, ".csv", "sweep name"), to_csv(rows))
@@ -288,12 +313,19 @@ def write_reports(rows: list[dict], out_dir: str | Path, name: str = "sweep",
     parquet = write_parquet(rows, out / f"{name}.parquet")
     if parquet:
         files.append(parquet)
-    write_text_atomic(out / f"{name}.md", markdown_table(rows))
+    planned = None
+    if trials is not None:
+        from bdi_supervisor.sweep.verdicts import planned_cells
+
+        planned = planned_cells(trials, rows)
+    write_text_atomic(out / f"{name}.md", markdown_table(rows, planned=planned))
     files.append(out / f"{name}.md")
     if compare is not None:
-        from bdi_supervisor.sweep.verdicts import comparison_table, load_reference
+        from bdi_supervisor.sweep.verdicts import comparison_table, load_reference, stated_table
 
-        table = comparison_table(rows, load_reference(compare))
+        reference = load_reference(compare)
+        table = comparison_table(rows, reference, planned)
+        table += "\n#### The cells as the reference states them\n\n" + stated_table(reference)
         write_text_atomic(out / f"{name}_verdicts.md", table)
         files.append(out / f"{name}_verdicts.md")
     picture = plot(rows, out / f"{name}.png") if rows else None
