@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from support import reference_data
+from support import reference_data, ros_stack
 from support.ros_helpers import next_domain
 
 import bdi_supervisor.domains  # noqa: F401  (the tests run supervisors: register the simulators)
@@ -28,20 +28,27 @@ def pytest_configure(config) -> None:
                                 f"{reference_data.MISSING}")
 
 
-#: where the skips for want of the reference inputs are kept apart from the other skips
-NO_REFERENCE = "skipped: no reference inputs"
+#: the skips summed up in one line each instead of one line per test: the key they are kept
+#: apart under (counted apart in the final line), which ones, the line
+GROUPED_SKIPS = (
+    ("skipped: no reference inputs", lambda reason: reference_data.MISSING in reason,
+     reference_data.summary),
+    ("skipped: no ROS 2", ros_stack.is_ros_skip, ros_stack.summary),
+)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The skips for want of the reference inputs as one line (what they are and where they
-    go) instead of one line per test; counted apart in the final line."""
-    skipped = terminalreporter.stats.get("skipped", [])
-    absent = [r for r in skipped if reference_data.MISSING in str(r.longrepr)]
-    if absent:
-        terminalreporter.stats["skipped"] = [r for r in skipped if r not in absent]
-        terminalreporter.stats[NO_REFERENCE] = absent
-        terminalreporter.write_line(reference_data.summary(len(absent)), yellow=True)
+    """The skips for want of the reference inputs, and those for want of ROS 2, as one line
+    each (what is missing and where it comes from) instead of one line per test (``-v``: one
+    per test, each with its reason)."""
+    for key, wanted, summary in GROUPED_SKIPS if terminalreporter.verbosity <= 0 else ():
+        skipped = terminalreporter.stats.get("skipped", [])
+        group = [r for r in skipped if wanted(str(r.longrepr))]
+        if group:
+            terminalreporter.stats["skipped"] = [r for r in skipped if r not in group]
+            terminalreporter.stats[key] = group
+            terminalreporter.write_line(summary(len(group)), yellow=True)
     yield
 
 

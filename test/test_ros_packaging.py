@@ -124,7 +124,12 @@ def test_launch_arguments_are_shown(installed, ros_env, tmp_path):
 
 
 def test_a_node_without_ros_says_so_in_one_line(tmp_path):
-    """A node's executable where rclpy cannot be imported: one error line, exit 2."""
+    """A node's executable where rclpy cannot be imported: one error line, exit 2, naming the
+    ROS 2 module that stopped it (rclpy, or a message package imported before it where there
+    is no ROS 2 at all), one that indeed cannot be imported here."""
+    import re
+    from importlib.util import find_spec
+
     from bdi_supervisor.ros.executables import NODES
 
     code = ("import sys; sys.modules['rclpy'] = None\n"
@@ -135,8 +140,11 @@ def test_a_node_without_ros_says_so_in_one_line(tmp_path):
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == len(NODES) and "Traceback" not in done.stderr
-    assert all("needs ROS 2 ('rclpy', which cannot be imported)" in line for line in lines)
-    assert lines[0].startswith("error: synthesis_node needs ROS 2")
+    for name, line in zip(NODES, lines):
+        found = re.match(rf"error: {name} needs ROS 2 \('(\w+)', which cannot be imported\); "
+                         "source a ROS 2 Jazzy installation", line)
+        assert found, line
+        assert found[1] == "rclpy" or find_spec(found[1]) is None, line
 
 
 @pytest.mark.ros
