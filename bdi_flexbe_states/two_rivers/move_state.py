@@ -7,18 +7,20 @@ from bdi_supervisor.domains.two_rivers import move_service
 class MoveState(WorldActionState):
     """
     The farmer rows across the river, alone or carrying one item, in the Two-Rivers world
-    (node ``two_rivers_world``, service ``two_rivers/<tracker>/move/<item>``, std_srvs/Trigger).
+    (node ``two_rivers_world``, service ``two_rivers/<tracker>/move/<item>``).
     A crossing that fails moves nothing.
 
     -- item     string  What the farmer carries: nothing, wolf, goat or corn.
     -- tracker  string  Who rows the boat (the world's farmer).
-    -- timeout  float   Seconds to wait for the world's service and answer (default 10).
+    -- timeout  float   Seconds from entering within which the world must answer
+                        (default 10).
 
     <= done             The farmer, and the item, reached the other bank.
     <= failed           The crossing failed (e.g. high wind) or was refused (the item is not on
-                        the farmer's bank), or the world did not answer: nothing moved.
+                        the farmer's bank): nothing moved.
 
-    No userdata keys.
+    No userdata keys. Without the world's answer in time it raises (an engine error, never an
+    outcome the world may not have had).
     """
 
     def __init__(self, item, tracker='farmer', timeout=10.0):

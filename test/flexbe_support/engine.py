@@ -46,6 +46,16 @@ def onboard_node(name: str):
             rclpy.try_shutdown()
 
 
+def initialize_core(node) -> None:
+    """flexbe_core's proxies and states on ``node``, as a behavior's constructor sets them up
+    (``initialize_flexbe_core`` on FlexBE 3.x/4.x, ``set_node`` on 2.x): for a state built alone."""
+    try:
+        from flexbe_core import initialize_flexbe_core
+    except ImportError:  # FlexBE 2.x
+        from flexbe_core import set_node as initialize_flexbe_core
+    initialize_flexbe_core(node)
+
+
 def import_behavior(realization):
     """The behavior class of a realized package (imported from its folder)."""
     sys.path.insert(0, str(realization.path))

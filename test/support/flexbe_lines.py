@@ -11,11 +11,17 @@ Each ending is the ``BEStatus`` reports (code, args) after STARTED, and the ``fl
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass
 
 from bdi_supervisor.ros.flexbe_run import ERROR, FAILED, FINISHED, READY
 
 LINES = (2, 3, 4)
+
+
+def installed_line() -> int:
+    """The engine line of the installed FlexBE (``flexbe_core``'s major version)."""
+    return int(importlib.metadata.version("flexbe_core").split(".")[0])
 
 
 @dataclass(frozen=True)

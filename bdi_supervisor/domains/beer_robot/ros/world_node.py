@@ -1,10 +1,11 @@
 """``beer_robot_world``: the beer robot's kitchen served over ROS for its FlexBE states.
 
-``std_srvs/Trigger`` services ``beer_robot/open_door``, ``beer_robot/navigate/<place>``,
-``beer_robot/grab/<object>``, ``beer_robot/hand_over/<person>`` and ``beer_robot/world`` (the
-kitchen and the requests so far). The kitchen is the mission's actual world: its hypotheses'
-``actual`` values (``door_locked``, ``beer``) lock the door or empty the fridge, as the CTL-BDI
-monitor assumes at launch. Parameters and the outcome rules: :mod:`bdi_supervisor.ros.world`.
+Action services ``beer_robot/open_door``, ``beer_robot/navigate/<place>``,
+``beer_robot/grab/<object>``, ``beer_robot/hand_over/<person>`` (acting once per request id) and
+``beer_robot/world`` (std_srvs/Trigger: the kitchen and the requests so far). The kitchen is the
+mission's actual world: its hypotheses' ``actual`` values (``door_locked``, ``beer``) lock the
+door or empty the fridge, as the CTL-BDI monitor assumes at launch. Parameters and the outcome
+rules: :mod:`bdi_supervisor.ros.world`.
 """
 
 from __future__ import annotations

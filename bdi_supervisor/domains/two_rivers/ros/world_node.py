@@ -1,9 +1,9 @@
 """``two_rivers_world``: the river crossing served over ROS for the FlexBE ``MoveState``.
 
-One ``std_srvs/Trigger`` service per item, ``two_rivers/farmer/move/<item>`` (``nothing``, wolf,
-goat, corn), and ``two_rivers/world`` with the banks and the crossings so far; the world starts
-where the mission's initial conditions put wolf, goat, corn and farmer. Parameters and the
-outcome rules: :mod:`bdi_supervisor.ros.world`.
+One action service per item, ``two_rivers/farmer/move/<item>`` (``nothing``, wolf, goat, corn;
+acting once per request id), and ``two_rivers/world`` (std_srvs/Trigger) with the banks and the
+crossings so far; the world starts where the mission's initial conditions put wolf, goat, corn
+and farmer. Parameters and the outcome rules: :mod:`bdi_supervisor.ros.world`.
 """
 
 from __future__ import annotations
