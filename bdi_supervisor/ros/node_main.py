@@ -165,11 +165,9 @@ def _run(factory: Callable[[Context], SuiteNode], name: str, args: list[str],
     except ValueError as error:
         print(f"error: {name}: {error}", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    if parent is not None:
-        parent.arm()
-        if parent.gone():
-            get_logger(name).warning(f"{parent.describe()} is gone: not starting")
-            return ExitCode.OK
+    if parent is not None and parent.arm_and_check():
+        get_logger(name).warning(f"{parent.describe()} is gone: not starting")
+        return ExitCode.OK
     context = Context()
     rclpy.init(args=args, context=context)
     try:

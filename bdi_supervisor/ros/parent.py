@@ -72,6 +72,12 @@ class LaunchParent:
             return False
         return prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0
 
+    def arm_and_check(self) -> bool:
+        """Arm (:meth:`arm`), then whether the launch is already gone: checked after arming,
+        an exit is either signalled or seen here, never missed."""
+        self.arm()
+        return self.gone()
+
     def describe(self) -> str:
         return f"the launch (pid {self.pid}) that started this node"
 
@@ -121,10 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    if parent is not None:
-        parent.arm()
-        if parent.gone():
-            return ExitCode.OK
+    if parent is not None and parent.arm_and_check():
+        return ExitCode.OK
     try:
         os.execvp(argv[0], argv)
     except OSError as error:
