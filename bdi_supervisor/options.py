@@ -40,8 +40,8 @@ class SynthesisOptions:
     CUDD's dynamic reordering. ``reorder_threshold``: instead of CUDD's own trigger, sift whenever
     live nodes pass this many between fixpoint steps (then the threshold doubles).
     ``max_growth``: how much CUDD's sifting lets the BDDs grow while it moves a variable (None:
-    :data:`bdi_supervisor.synthesis.symbolic.MAX_GROWTH`, 1.05; CUDD's own 1.2 is faster on some
-    large specs, see docs/performance.md). ``time_budget`` (seconds) and ``node_budget`` (live
+    :data:`bdi_supervisor.synthesis.symbolic.MAX_GROWTH`, 1.05; CUDD's own is 1.2, see
+    docs/performance.md). ``time_budget`` (seconds) and ``node_budget`` (live
     nodes) turn a run that exceeds them into ``INCOMPLETE``. ``recycling``: start inner fixpoints
     from the previous outer pass. ``safety_start``: start the greatest fixpoints from the safety
     region instead of TRUE (same result, fewer steps; off by default, see docs/synthesis.md).

@@ -30,8 +30,7 @@ from bdi_supervisor.realize.reader import read_behavior
 from bdi_supervisor.realize.stage import instantiation_count, realize
 
 #: missions that synthesize in well under a second in every configuration, plus one quadcopter
-#: mission (they share one spec and differ only in the runner) in every configuration but
-#: Fair-Outcome + pending, which takes minutes (bench/quadcopter/table.py); logistics and the
+#: mission (they share one spec and differ only in the runner; seconds each); logistics and the
 #: other larger missions are covered by bench/realize/counts.py
 FAST = ("beer_robot", "coffee", "coffee_extended", "quadcopter_crazyflie", "two_rivers", "vending",
         "vending_extended")

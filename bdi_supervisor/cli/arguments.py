@@ -81,8 +81,7 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                        help="sift when live nodes pass NODES (then at twice the size)")
     group.add_argument("--max-growth", type=float, default=None, metavar="FACTOR",
                        help="how much CUDD's sifting may grow the BDDs while it moves a "
-                            "variable (default 1.05; CUDD's own 1.2 is faster on some large "
-                            "specs)")
+                            "variable (default 1.05; CUDD's own is 1.2)")
     group.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                        help="give up (INCOMPLETE) after SECONDS")
     group.add_argument("--node-budget", type=int, default=None, metavar="NODES",

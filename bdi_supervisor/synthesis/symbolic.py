@@ -64,9 +64,10 @@ Check = Callable[[], None]
 DEFAULT_CLUSTER_NODES = 20000
 #: how much CUDD's sifting lets the BDDs grow while it moves a variable (CUDD's default: 1.2).
 #: Most of a mission's solve is spent in dynamic reordering; a tighter bound makes each
-#: reordering cheaper and, on the shipped missions, the whole solve about a quarter faster
-#: (``bench/synthesis``, docs/performance.md); on a few large specs CUDD's 1.2 is much faster
-#: (quadcopter one-hot FP: 91 s against 357 s), so it is an option (``--max-growth``)
+#: reordering cheaper and, on the shipped missions, the whole solve faster (docs/performance.md).
+#: Over every state (``--all-states``) CUDD's 1.2 was the faster bound on the quadcopter's
+#: one-hot Fair-Outcome + pending spec; inside the reachable states it no longer is. An option
+#: (``--max-growth``)
 MAX_GROWTH = 1.05
 
 

@@ -1,8 +1,10 @@
-"""Synthesis benchmark: ours against slugs (when a ``slugs`` executable is on PATH) or omega.
+"""Synthesis benchmark: ours against slugs (when a ``slugs`` executable is on PATH) or omega,
+or against our own solve over every state.
 
     python bench/synthesis/run.py [--missions A,B] [--configs oS,eFP] [--reference] [--quick]
                                   [--exclude TEXT] [--repeat N] [--timeout S] [--results FILE]
                                   [--fresh] [--slugs PATH] [--summary] [--table-only]
+                                  [--peer slugs|omega|all-states]
 
 Specs: every shipped mission (``config/missions``) in every configuration (``o``ne-hot /
 ``e``numerated × ``S``ystem-goal / ``F``air-outcome × pending ``P`` or not: ``oS oSP oF oFP eS
@@ -22,6 +24,12 @@ Runs past ``--timeout`` seconds count as ``>T`` and are not repeated.
 
 **Without slugs** it says so and compares with omega in-process (realizability only, as the
 tests' oracle does).
+
+**``--peer all-states``**: per spec, ``--repeat`` rounds of our ``solve SPEC --json --strategy``
+(the fixpoints inside the reachable states, the default) and ``solve SPEC --json --all-states
+--strategy`` (over every state), alternating in fresh processes: whole-process and in-process
+medians with the strategy, the ratio, the reachable states, and whether the two strategy files
+are byte for byte the same (they must be, as the verdicts must agree).
 
 ``--results FILE`` (default ``out/bench/synthesis.jsonl``) keeps one JSON line per finished
 spec; a rerun skips the specs already there (delete the file, or pass ``--fresh``, to measure
@@ -79,8 +87,10 @@ def specs(missions: list[str] | None, configs: list[str], reference: bool):
 # ---------------------------------------------------------------- one measured process
 
 
-def ours(spec_path: Path, extract: bool, timeout: float) -> dict:
-    command = [sys.executable, "-m", "bdi_supervisor", "solve", str(spec_path), "--json"]
+def ours(spec_path: Path, extract: bool, timeout: float, flags: tuple[str, ...] = ()) -> dict:
+    """One ``solve SPEC --json`` process (``flags`` added): its times, verdict, states and
+    reachable states."""
+    command = [sys.executable, "-m", "bdi_supervisor", "solve", str(spec_path), "--json", *flags]
     if not extract:
         command.append("--no-strategy")
     run = run_process(command, timeout)
@@ -97,7 +107,8 @@ def ours(spec_path: Path, extract: bool, timeout: float) -> dict:
         inside += metrics.get("extraction_seconds", 0)
     return {**_public(run), "in_process": inside if record else None,
             "realizable": record.get("realizable") if record else None,
-            "states": metrics.get("strategy_states") if extract and record else None}
+            "states": metrics.get("strategy_states") if extract and record else None,
+            "reachable_states": metrics.get("reachable_states")}
 
 
 def slugs(executable: str, slugsin: Path, extract: bool, timeout: float) -> dict:
@@ -152,6 +163,27 @@ def measure_with_slugs(name: str, spec, executable: str, repeat: int, timeout: f
     return {"spec": name, "peer": "slugs", "runs": runs}
 
 
+def measure_with_all_states(name: str, spec, repeat: int, timeout: float) -> dict:
+    """Ours (inside the reachable states) against ours over every state, alternating; each
+    round compares the two strategy files."""
+    runs: dict[str, list[dict]] = {"ours": [], "all-states": []}
+    with tempfile.TemporaryDirectory() as folder:
+        structured = Path(folder) / "spec.structuredslugs"
+        structured.write_text(format_spec(spec, "structuredslugs"))
+        files = {mode: Path(folder) / f"{mode}.json" for mode in runs}
+        for _ in range(repeat):
+            for mode, flags in (("ours", ()), ("all-states", ("--all-states",))):
+                if runs[mode] and runs[mode][-1]["wall"] is None:
+                    continue  # timed out once: not again
+                files[mode].unlink(missing_ok=True)
+                runs[mode].append(ours(structured, True, timeout,
+                                       (*flags, "--strategy", str(files[mode]))))
+            if all(f.exists() for f in files.values()):
+                runs["ours"][-1]["same_strategy"] = (files["ours"].read_bytes()
+                                                     == files["all-states"].read_bytes())
+    return {"spec": name, "peer": "all-states", "runs": runs}
+
+
 def measure_with_omega(name: str, spec, repeat: int) -> dict:
     from bdi_supervisor.options import SynthesisOptions
     from bdi_supervisor.synthesis.omega_bridge import omega_realizable
@@ -189,13 +221,13 @@ def _seconds(value: float | None, timeout: float) -> str:
     return f">{timeout:.0f}" if value is None else f"{value:.3f}"
 
 
-def _ratio(a: float | None, b: float | None) -> str:
+def _ratio(a: float | None, b: float | None, peer: str = "slugs") -> str:
     if a is None and b is None:
         return "–"
     if a is None:
-        return "slugs only"
+        return f"{peer} only"
     if b is None:
-        return "<1 (slugs >T)"
+        return f"<1 ({peer} >T)"
     return f"{a / b:.2f}"
 
 
@@ -275,6 +307,33 @@ def slugs_summary(rows: list[dict], timeout: float, floor: float = 0.1) -> list[
     return lines
 
 
+def all_states_table(rows: list[dict], timeout: float) -> tuple[list[str], int]:
+    """Ours against ours over every state: verdict, strategy states, reachable states, medians
+    with the strategy (whole process and in-process), ratios, same strategy files."""
+    lines = ["| spec | realizable | states | reachable states | ours s | ours in-proc s | "
+             "all states s | all states in-proc s | ratio | in-proc ratio | same strategy |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    disagreements = 0
+    for row in rows:
+        r = row["runs"]
+        verdicts = {x["realizable"] for m in r for x in r[m] if x["realizable"] is not None}
+        same = [x["same_strategy"] for x in r["ours"] if "same_strategy" in x]
+        agree = len(verdicts) <= 1 and all(same)
+        disagreements += not agree
+        m = {mode: (_median(r[mode], "wall"), _median(r[mode], "in_process")) for mode in r}
+        lines.append("| " + " | ".join([
+            row["spec"], ("?" if not verdicts else str(next(iter(verdicts))) if len(verdicts) == 1
+                          else "MISMATCH"),
+            str(r["ours"][-1]["states"]), str(r["ours"][-1]["reachable_states"]),
+            _seconds(m["ours"][0], timeout), _seconds(m["ours"][1], timeout),
+            _seconds(m["all-states"][0], timeout), _seconds(m["all-states"][1], timeout),
+            _ratio(m["ours"][0], m["all-states"][0], "all states"),
+            _ratio(m["ours"][1], m["all-states"][1], "all states"),
+            ("yes" if same and all(same) else "NO" if same else "–"),
+        ]) + " |")
+    return lines, disagreements
+
+
 def omega_table(rows: list[dict]) -> tuple[list[str], int]:
     lines = ["| spec | realizable | ours s | omega s | ours/omega |", "|---|---|---|---|---|"]
     disagreements = 0
@@ -311,6 +370,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds before a run counts as >T (default 300)")
     parser.add_argument("--slugs", help="the slugs executable (default: slugs on PATH)")
+    parser.add_argument("--peer", choices=("slugs", "omega", "all-states"),
+                        help="what ours runs against (default: slugs when found, else omega)")
     parser.add_argument("--results", default=str(ROOT / "out" / "bench" / "synthesis.jsonl"),
                         help="JSON lines file of finished specs (resumable)")
     parser.add_argument("--fresh", action="store_true", help="forget earlier results first")
@@ -321,10 +382,13 @@ def main() -> int:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; expected {CONFIGS}")
     missions = [m for m in (args.missions or "").split(",") if m] or None
     executable = args.slugs or shutil.which("slugs")
-    peer = "slugs" if executable else "omega"
-    if executable is None:
+    peer = args.peer or ("slugs" if executable else "omega")
+    if peer == "slugs" and executable is None:
+        if args.peer:
+            parser.error("--peer slugs: no slugs executable (on PATH or --slugs)")
         print("slugs not on PATH: comparing with omega in-process (realizability only)",
               file=sys.stderr)
+        peer = "omega"
     results = Path(args.results)
     results.parent.mkdir(parents=True, exist_ok=True)
     if args.fresh:
@@ -344,13 +408,17 @@ def main() -> int:
         if row is None:
             print(f"{name} …", file=sys.stderr, flush=True)
             row = (measure_with_slugs(name, spec, executable, args.repeat, args.timeout)
-                   if executable else measure_with_omega(name, spec, args.repeat))
+                   if peer == "slugs" else
+                   measure_with_all_states(name, spec, args.repeat, args.timeout)
+                   if peer == "all-states" else measure_with_omega(name, spec, args.repeat))
             with results.open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
         rows.append(row)
-    lines, disagreements = (slugs_table(rows, args.timeout) if executable else omega_table(rows))
+    tables = {"slugs": lambda: slugs_table(rows, args.timeout), "omega": lambda: omega_table(rows),
+              "all-states": lambda: all_states_table(rows, args.timeout)}
+    lines, disagreements = tables[peer]()
     print("\n".join(lines))
-    if args.summary and executable:
+    if args.summary and peer == "slugs":
         print("\n" + "\n".join(slugs_summary(rows, args.timeout)))
     print(f"\n{len(rows)} specs, {disagreements} disagreements; results in {results}")
     return 1 if disagreements else 0
