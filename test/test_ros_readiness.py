@@ -7,6 +7,8 @@ comes after the run (or after the wait timed out) gets every record from the fir
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from pathlib import Path
 
@@ -138,6 +140,30 @@ def test_without_its_monitor_the_run_starts_after_the_timeout_and_keeps_the_stre
         assert spin(parts, late.run_status, 5)
         status = late.run_status()
         assert status.level == Level.WARN and status.values["monitor"] == "missed"
+    finally:
+        for part in parts:
+            part.close()
+
+
+def test_a_monitor_that_never_reports_the_last_record_is_named_in_the_verdict(
+        ros_env, run_folder, tmp_path):
+    """With ``exit_when_done`` the supervisor waits ``monitor_drain`` for the monitor's verdicts on
+    the run's last record; a monitor that subscribes but never reports leaves the reason in
+    ``verdict.json`` (``monitor_unreported``), not a verdict file that looks complete."""
+    folder = tmp_path / "attempt_1"
+    shutil.copytree(run_folder, folder)
+    domain = int(ros_env["ROS_DOMAIN_ID"])
+    parts = [Participant(domain, lambda context: LateMonitor(context, "mute_monitor")),
+             supervisor(domain, folder, monitor_node="mute_monitor", exit_when_done=True,
+                        monitor_drain=0.5)]
+    try:
+        node = parts[1].node
+        assert spin(parts, lambda: node.exit_code is not None, 20), (node.state, node.detail)
+        assert node.exit_code == 0 and node.state == "goal_reached"
+        verdict = json.loads((folder / "verdict.json").read_text())
+        assert "monitor" not in verdict, verdict
+        assert "within 0.5 s (monitor_drain)" in verdict["monitor_unreported"], verdict
+        assert (verdict["stage"], verdict["state"]) == ("run", "goal_reached"), verdict
     finally:
         for part in parts:
             part.close()

@@ -39,10 +39,13 @@ Parameters:
 - ``monitor_timeout`` (float s, default 120): how long to wait for that monitor; then the run
   starts anyway, with an error in the log and a warning on ``/diagnostics`` (the stream keeps
   the whole run for a monitor that subscribes later, see :data:`~bdi_supervisor.ros.qos.STREAM`).
-  With ``exit_when_done`` the node also waits, up to :data:`MONITOR_DRAIN` seconds after the
-  run ended, until that monitor's ``bdi_monitor: stream`` status accounts for the run's last
-  record, and adds the monitor's verdicts on the whole run to the run folder's ``verdict.json``
-  (``monitor``: property → verdict).
+  With ``exit_when_done`` the node also waits after the run ended until that monitor's
+  ``bdi_monitor: stream`` status accounts for the run's last record, and adds the monitor's
+  verdicts on the whole run to the run folder's ``verdict.json`` (``monitor``: property →
+  verdict);
+- ``monitor_drain`` (float s, default 15): how long that wait lasts at most; a monitor that did
+  not report the last record by then leaves ``monitor_unreported`` (the reason) in
+  ``verdict.json`` instead of ``monitor``, and a warning in the log.
 
 The hand-over checks (same mission, audit PASS, the sha256 of ``reduced.json``) are
 :mod:`bdi_supervisor.handover`'s, shared with ``bdi-supervisor run``; the adapters file is read
@@ -102,8 +105,6 @@ BDI_LOG = "bdi_state.jsonl"
 MONITOR_STREAM = "bdi_monitor: stream"
 #: the prefix of the monitor node's verdict statuses (``bdi_monitor: <property>``)
 MONITOR_VERDICT = "bdi_monitor: "
-#: seconds an ``exit_when_done`` run waits after its end for the monitor to judge its last record
-MONITOR_DRAIN = 5.0
 
 
 def names_node(wanted: str, name: str, namespace: str) -> bool:
@@ -146,6 +147,9 @@ class SupervisorNode(SuiteNode):
                                            "monitor to wait for before a run (empty: none)")
         self.monitor_timeout = params.positive("monitor_timeout", params.declare(
             self, "monitor_timeout", 120.0, "seconds to wait for monitor_node"))
+        self.monitor_drain = params.positive("monitor_drain", params.declare(
+            self, "monitor_drain", 15.0,
+            "seconds an exit_when_done run waits at its end for monitor_node's last verdicts"))
         self.flexbe_prefix = params.declare(self, "flexbe_prefix", "",
                                             "run-time prefix onboard reads behaviors from")
         self.flexbe_timeout = params.positive("flexbe_timeout", params.declare(
@@ -342,11 +346,11 @@ class SupervisorNode(SuiteNode):
 
     def _exit(self, code: int) -> None:
         """End the process with ``code`` once the monitor judged the run's last record (or
-        after :data:`MONITOR_DRAIN` seconds; at once without a monitor)."""
+        after ``monitor_drain`` seconds; at once without a monitor)."""
         if not self.monitor_node or self.monitor_missed or self.last_record is None:
             self.finish(code)
             return
-        self.exit_pending = (code, time.monotonic() + MONITOR_DRAIN)
+        self.exit_pending = (code, time.monotonic() + self.monitor_drain)
 
     def _check_drain(self) -> None:
         if self.exit_pending is None:
@@ -356,8 +360,10 @@ class SupervisorNode(SuiteNode):
         if self.monitor_seen == (run_id, str(seq)):
             self._write_verdict(monitor=dict(sorted(self.monitor_verdicts.items())))
         elif time.monotonic() >= deadline:
-            self.get_logger().warning(f"the monitor did not report the run's last record "
-                                      f"within {MONITOR_DRAIN:g} s; exiting without it")
+            reason = (f"the monitor did not report the run's last record within "
+                      f"{self.monitor_drain:g} s (monitor_drain)")
+            self.get_logger().warning(f"{reason}; exiting without its verdicts")
+            self._write_verdict(monitor_unreported=reason)
         else:
             return
         self.exit_pending = None
