@@ -229,7 +229,7 @@ def test_execute_enters_a_trials_key_only_when_set():
 
 def test_the_plot_labels_unrealizable_cells(tmp_path, monkeypatch):
     """A configuration with no strategy has no bars: the states chart says it is unrealizable
-    there (and only there)."""
+    there (and only there); one whose audit failed has only its raw bar: the chart says so."""
     plt = pytest.importorskip("matplotlib.pyplot", reason="the plot needs matplotlib (reports)")
     from bdi_supervisor.sweep.report import plot
 
@@ -238,10 +238,14 @@ def test_the_plot_labels_unrealizable_cells(tmp_path, monkeypatch):
     rows = [row(config="one-hot-S", **{"synthesis.metrics.strategy_states": 5,
                                        "synthesis.metrics.peak_nodes": 100}),
             row(config="one-hot-F", **{"synthesis.status": "UNREALIZABLE",
-                                       "synthesis.metrics.peak_nodes": 80})]
+                                       "synthesis.metrics.peak_nodes": 80}),
+            row(config="one-hot-FP", **{"synthesis.metrics.strategy_states": 7,
+                                        "synthesis.metrics.peak_nodes": 90,
+                                        "audit.status": "FAIL"})]
     assert plot(rows, tmp_path / "p.png") == tmp_path / "p.png"
     nodes, states = kept[0].axes
     labels = [t.get_text() for t in states.texts]
-    assert labels == ["unrealizable"] and not nodes.texts
+    assert labels == ["unrealizable", "audit FAIL"] and not nodes.texts
     ticks = [t.get_text() for t in states.get_xticklabels()]
-    assert ticks[round(states.texts[0].get_position()[0])].startswith("one-hot-F")
+    assert ticks[round(states.texts[0].get_position()[0])].startswith("one-hot-F ")
+    assert ticks[round(states.texts[1].get_position()[0])].startswith("one-hot-FP")

@@ -246,7 +246,8 @@ def _over_budget(group: list[dict]) -> str:
 def plot(rows: list[dict], path: Path) -> Path | None:
     """Peak BDD nodes and raw/reduced/realized states per configuration (PNG), over the trials
     that finished (a label says how many stopped on a budget, a red one where every trial was
-    unrealizable); None without matplotlib."""
+    unrealizable, or where every trial's audit failed so that only the raw strategy has a bar);
+    None without matplotlib."""
     try:
         import matplotlib
 
@@ -283,6 +284,9 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         for p, (_, g) in zip(x, items):  # no bars there: say why
             if all(r.get("synthesis.status") == Realizability.UNREALIZABLE for r in g):
                 axes[i][1].text(p, 0, "unrealizable", rotation=90, ha="center",
+                                va="bottom", fontsize=8, color="tab:red")
+            elif all(r.get("audit.status") == "FAIL" for r in g):  # a raw bar only
+                axes[i][1].text(p + width, 0, "audit FAIL", rotation=90, ha="center",
                                 va="bottom", fontsize=8, color="tab:red")
         axes[i][1].set_title(f"{mission}: strategy states")
         axes[i][1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
