@@ -241,7 +241,8 @@ def test_the_plot_labels_unrealizable_cells(tmp_path, monkeypatch):
                                        "synthesis.metrics.peak_nodes": 80}),
             row(config="one-hot-FP", **{"synthesis.metrics.strategy_states": 7,
                                         "synthesis.metrics.peak_nodes": 90,
-                                        "audit.status": "FAIL"})]
+                                        "audit.status": "FAIL"}),
+            row(config="one-hot-FP", **{"synthesis.status": "INCOMPLETE", "audit.status": None})]
     assert plot(rows, tmp_path / "p.png") == tmp_path / "p.png"
     nodes, states = kept[0].axes
     labels = [t.get_text() for t in states.texts]

@@ -246,7 +246,8 @@ def _over_budget(group: list[dict]) -> str:
 def plot(rows: list[dict], path: Path) -> Path | None:
     """Peak BDD nodes and raw/reduced/realized states per configuration (PNG), over the trials
     that finished (a label says how many stopped on a budget, a red one where every trial was
-    unrealizable, or where every trial's audit failed so that only the raw strategy has a bar);
+    unrealizable, or where the audit of every trial that finished failed, so that only the raw
+    strategy has a bar);
     None without matplotlib."""
     try:
         import matplotlib
@@ -282,10 +283,11 @@ def plot(rows: list[dict], path: Path) -> Path | None:
             values = [stats(source, g)[0] for _, g in items]
             axes[i][1].bar([p + (j - 1) * width for p in x], values, width, label=name)
         for p, (_, g) in zip(x, items):  # no bars there: say why
+            finished = [r for r in g if r.get("synthesis.status") != Realizability.INCOMPLETE]
             if all(r.get("synthesis.status") == Realizability.UNREALIZABLE for r in g):
                 axes[i][1].text(p, 0, "unrealizable", rotation=90, ha="center",
                                 va="bottom", fontsize=8, color="tab:red")
-            elif all(r.get("audit.status") == "FAIL" for r in g):  # a raw bar only
+            elif finished and all(r.get("audit.status") == "FAIL" for r in finished):
                 axes[i][1].text(p + width, 0, "audit FAIL", rotation=90, ha="center",
                                 va="bottom", fontsize=8, color="tab:red")
         axes[i][1].set_title(f"{mission}: strategy states")
