@@ -33,7 +33,7 @@ except ImportError as error:  # pragma: no cover - depends on the ROS installati
                 allow_module_level=True)
 
 from flexbe_support.engine import import_behavior, onboard_node
-from support.ros_helpers import next_domain, start_node, stop
+from support.ros_helpers import held_domain, start_node, stop
 from support.supervisors import prepared
 
 from bdi_supervisor.realize.stage import realize_mission
@@ -47,9 +47,11 @@ MISSIONS = {"quadcopter_crazyflie": "finished", "quadcopter_pihawk": "finished",
 
 @pytest.fixture(scope="module")
 def domain():
+    """The module's domain, which no other test gets while the module runs."""
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-    os.environ["ROS_DOMAIN_ID"] = str(next_domain())
-    return os.environ["ROS_DOMAIN_ID"]
+    with held_domain() as held:
+        os.environ["ROS_DOMAIN_ID"] = str(held)
+        yield os.environ["ROS_DOMAIN_ID"]
 
 
 def start_drone(mission: str, backend: str, *parameters: str):

@@ -41,6 +41,7 @@ from rclpy.action import ActionClient  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from support.ros_helpers import (  # noqa: E402
     ament_prefix,
+    held_domain,
     next_domain,
     spin_until,
     start_launch,
@@ -141,8 +142,8 @@ class Server:
     out: Path
 
 
-def start_server(tmp: Path, *arguments: str) -> Server:
-    domain = next_domain()
+def start_server(tmp: Path, *arguments: str, domain: int | None = None) -> Server:
+    domain = next_domain() if domain is None else domain
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE":
            "LOCALHOST", "ROS_LOG_DIR": str(tmp / "log")}
     env.pop("ROS_STATIC_PEERS", None)
@@ -165,10 +166,13 @@ def stop_server(server: Server) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """One server for the module's goals (one may wait while one runs)."""
-    running = start_server(tmp_path_factory.mktemp("server"), "-p", "queue_size:=1")
-    yield running
-    code, output = stop_server(running)
+    """One server for the module's goals (one may wait while one runs), on a domain that no
+    other test gets while it runs."""
+    with held_domain() as domain:
+        running = start_server(tmp_path_factory.mktemp("server"), "-p", "queue_size:=1",
+                               domain=domain)
+        yield running
+        code, output = stop_server(running)
     assert code == 0 and "Traceback" not in output, output
 
 

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from support.paths import ROOT
@@ -19,6 +20,8 @@ from support.paths import ROOT
 # Fast DDS maps domain d to ports 7400 + 250·d (+ offsets): domains up to 232 fit in 16 bits.
 FIRST_DOMAIN, DOMAIN_COUNT = 100, 120
 _DOMAINS = itertools.count()
+#: domains that something living across tests holds (:func:`held_domain`)
+_HELD: set[int] = set()
 
 
 def domain_block() -> tuple[int, int]:
@@ -50,10 +53,28 @@ def domain_range() -> tuple[int, int]:
 def next_domain() -> int:
     """A fresh ``ROS_DOMAIN_ID`` for one test, from this process's :func:`domain_block`, starting
     at an offset drawn from the run (xdist's run id, else the pid) so that two test runs started
-    at the same time on one machine rarely meet."""
+    at the same time on one machine rarely meet; never a domain that :func:`held_domain` holds
+    (the block is reused in turn, and a module's server must not answer a later test)."""
     first, size = domain_block()
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())
-    return first + (zlib.crc32(run.encode()) + next(_DOMAINS)) % size
+    for _ in range(size):
+        domain = first + (zlib.crc32(run.encode()) + next(_DOMAINS)) % size
+        if domain not in _HELD:
+            return domain
+    raise RuntimeError(f"every ROS domain of this test process ({first}..{first + size - 1}) "
+                       "is held; give the tests more (BDI_TEST_DOMAINS=FIRST:COUNT)")
+
+
+@contextlib.contextmanager
+def held_domain() -> Iterator[int]:
+    """A domain for what lives across tests (a module-scoped server or drone): until the block
+    ends, :func:`next_domain` gives it to no other test."""
+    domain = next_domain()
+    _HELD.add(domain)
+    try:
+        yield domain
+    finally:
+        _HELD.discard(domain)
 
 
 def spin_until(executor, predicate, timeout: float = 10.0) -> bool:
