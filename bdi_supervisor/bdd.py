@@ -10,6 +10,7 @@ kept as clusters with early quantification.
   (:data:`DEFERRED`) are imported when first used. Modules that need CUDD import it from here,
   never from ``dd``.
 - :func:`manager` is a fresh CUDD manager sized for the problem.
+- :class:`LiveNodes` counts a manager's live nodes at a bounded share of the run's time.
 - :func:`cluster`, :func:`schedule` and :func:`exists_and` are the relational product of a
   partitioned relation: ``∃ names. u ∧ p1 ∧ … ∧ pn`` computed as a chain of ``and_exists``
   over clusters of the parts, each name quantified right after the last cluster that mentions
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 
@@ -69,6 +71,31 @@ def manager(variables: int | None = None) -> cudd.BDD:
     small = variables is not None and variables <= SMALL_VARIABLES
     return cudd.BDD(memory_estimate=SMALL_MEMORY if small else LARGE_MEMORY,
                     initial_cache_size=INITIAL_CACHE_SLOTS)
+
+
+class LiveNodes:
+    """A manager's live-node count (``len(bdd)``), taken at a bounded share of the run's time.
+
+    CUDD counts the nodes with nonzero references by scanning its whole unique table, so a count
+    costs time in proportion to the table, milliseconds on large specs: taken between every two
+    fixpoint steps it can cost more than the steps. A count is taken again only once ``ratio``
+    times the last count's own time has passed since it ended (or when the manager changes, or
+    when asked ``fresh``); in between the last count is returned. So counting takes at most
+    about ``1 / ratio`` of the time, and a count is never older than ``ratio`` counts' time."""
+
+    def __init__(self, ratio: float = 10.0) -> None:
+        self.ratio = ratio
+        self.value = 0
+        self._bdd: cudd.BDD | None = None
+        self._next = 0.0
+
+    def __call__(self, bdd: cudd.BDD, fresh: bool = False) -> int:
+        start = time.perf_counter()
+        if fresh or bdd is not self._bdd or start >= self._next:
+            self.value, self._bdd = len(bdd), bdd
+            end = time.perf_counter()
+            self._next = end + self.ratio * (end - start)
+        return self.value
 
 
 def cluster(parts: Iterable[Function], max_nodes: int,

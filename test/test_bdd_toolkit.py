@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bdi_supervisor.bdd import cluster, conjoin, exists_and, manager, schedule
+from bdi_supervisor.bdd import LiveNodes, cluster, conjoin, exists_and, manager, schedule
 
 NAMES = ("a", "b", "c", "d", "e", "f")
 
@@ -52,3 +52,25 @@ def test_schedule_quantifies_each_name_after_its_last_part():
     assert schedule(parts, ["w", "x", "y", "z"]) == [["w", "x"], ["y", "z"]]
     assert schedule([], ["x"]) == []
     assert exists_and(bdd.var("w"), [], ["w"]) == bdd.true
+
+
+def test_live_nodes_counts_again_only_after_its_share_of_time_or_when_asked():
+    """:class:`LiveNodes` gives CUDD's count (``len(bdd)``) when it counts, the last count in
+    between; a fresh count, another manager or the end of the interval count again."""
+    bdd = manager(len(NAMES))
+    bdd.declare(*NAMES)
+    live = LiveNodes(ratio=1e9)  # an interval longer than the test: counts only when it must
+    kept = [bdd.add_expr(r"a /\ b"), bdd.add_expr(r"c \/ d")]
+    first = live(bdd)
+    assert first == len(bdd)
+    kept.append(bdd.add_expr(r"(a /\ e) \/ (b /\ ~f)"))
+    assert len(bdd) > first and live(bdd) == first  # within the interval: the last count
+    assert live(bdd, fresh=True) == len(bdd)
+    other = manager(2)
+    other.declare("x", "y")
+    assert live(other) == len(other)  # another manager: counted
+    prompt = LiveNodes(ratio=0.0)  # no interval: every call counts
+    kept.append(bdd.add_expr(r"a /\ c /\ e"))
+    assert prompt(bdd) == len(bdd)
+    kept.append(bdd.add_expr(r"b /\ d /\ f"))
+    assert prompt(bdd) == len(bdd)

@@ -196,3 +196,22 @@ def test_safety_start_on_a_mission_saves_the_confirming_pass():
     assert fast.metrics.x_iterations < plain.metrics.x_iterations
     assert fast.metrics.safety_iterations > 0
     assert plain.metrics.safety_iterations == 0
+
+
+def test_the_solve_counts_live_nodes_only_for_a_listener(monkeypatch):
+    """Counting live nodes scans CUDD's unique table: a solve nobody watches (no progress, no
+    node budget, no reordering threshold) never counts; one with a listener hears the count."""
+    from bdi_supervisor.bdd import LiveNodes
+
+    counted = []
+    original = LiveNodes.__call__
+    monkeypatch.setattr(LiveNodes, "__call__",
+                        lambda self, bdd, fresh=False: counted.append(1) or original(self, bdd,
+                                                                                      fresh))
+    game = build_game(coffee())
+    assert solve(game).realizable and not counted
+    heard = []
+    assert solve(build_game(coffee()), progress=heard.append).realizable and counted
+    levels = [event for event in heard if "working" not in event]
+    assert levels and all(isinstance(event["live_nodes"], int) and event["live_nodes"] > 0
+                          for event in levels)

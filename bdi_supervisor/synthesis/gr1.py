@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bdi_supervisor.bdd import cudd
+from bdi_supervisor.bdd import LiveNodes, cudd
 from bdi_supervisor.errors import BudgetExceeded
 from bdi_supervisor.synthesis.symbolic import Function, SymbolicGame
 
@@ -56,8 +56,11 @@ class Budget:
 
     The clock starts when the budget is made. Callers check between BDD operations (every
     fixpoint step, every encoded clause, every extracted state), so a run stops at most one
-    CUDD operation (including a dynamic reordering CUDD starts inside it) after the limit:
-    a single operation cannot be interrupted. ``phase`` names the work in progress (set by the
+    CUDD operation (including a dynamic reordering CUDD starts inside it) after the time limit:
+    a single operation cannot be interrupted. The live nodes are counted as
+    :class:`~bdi_supervisor.bdd.LiveNodes` does (a count scans CUDD's unique table), so a run
+    that passes the node limit stops within about ten counts' time of work after the count
+    that sees it. ``phase`` names the work in progress (set by the
     caller, e.g. ``"encoding"``), for the report of an incomplete run.
     """
 
@@ -65,6 +68,7 @@ class Budget:
     nodes: int | None = None
     started: float = field(default_factory=lambda: time.monotonic())
     phase: str = ""
+    live: LiveNodes = field(default_factory=LiveNodes, repr=False, compare=False)
 
     def remaining(self) -> float | None:
         """Seconds left of the time budget (None: no time budget; never below 0)."""
@@ -81,7 +85,7 @@ class Budget:
         self.check_time()
         if self.nodes is not None:
             bdd = game if isinstance(game, cudd.BDD) else game.bdd
-            if len(bdd) > self.nodes:
+            if self.live(bdd) > self.nodes and self.live(bdd, fresh=True) > self.nodes:
                 raise BudgetExceeded("node", self.nodes)
 
 
@@ -113,15 +117,16 @@ class PhaseClock:
 
 @dataclass
 class Reordering:
-    """Manual sifting when live nodes pass ``threshold`` (then the threshold doubles)."""
+    """Manual sifting when live nodes pass ``threshold`` (then the threshold doubles); the nodes
+    are counted as :class:`~bdi_supervisor.bdd.LiveNodes` does."""
 
     threshold: int
+    live: LiveNodes = field(default_factory=LiveNodes, repr=False, compare=False)
 
     def maybe(self, game: SymbolicGame) -> None:
-        live = len(game.bdd)
-        if live > self.threshold:
+        if self.live(game.bdd) > self.threshold:
             game.bdd.reorder()
-            self.threshold = max(self.threshold, 2 * len(game.bdd))
+            self.threshold = max(self.threshold, 2 * self.live(game.bdd, fresh=True))
 
 
 @dataclass
@@ -301,6 +306,8 @@ class _Fixpoint:
     within: Function | None = None
     cache: dict[tuple[int, int], list[Function]] = field(default_factory=dict)
     last_levels: dict[int, int] = field(default_factory=dict)
+    #: the live nodes in the progress counters (counted only while someone listens)
+    live: LiveNodes = field(default_factory=LiveNodes)
 
     def __post_init__(self) -> None:
         self.not_assumptions = [~a for a in self.game.env_live]
@@ -319,16 +326,17 @@ class _Fixpoint:
             for i, not_i in enumerate(not_assumptions):
                 old = self.cache.get((j, i))
                 x = old[min(level, len(old) - 1)] if self.recycling and old else self.top
-                x, target = _greatest_x(game, live, not_i, x, solution, self.budget,
-                                        lambda level=level: self._tell(
-                                            {"working": self._counters(j, level)}),
+                step = None if self.progress is None else (
+                    lambda level=level: self._tell({"working": self._counters(j, level)}))
+                x, target = _greatest_x(game, live, not_i, x, solution, self.budget, step,
                                         self.within)
                 new_cache[i].append(x)
                 paths.append((j, target))
                 y_new |= x
                 if self.reorder is not None:
                     self.reorder.maybe(game)
-            self._tell(self._counters(j, level))
+            if self.progress is not None:
+                self._tell(self._counters(j, level))
             level += 1
             levels.append(y_new)
             if y_new == y:
@@ -342,7 +350,7 @@ class _Fixpoint:
     def _counters(self, j: int, level: int) -> dict:
         return {"pass": self.solution.z_passes, "goal": j, "goals": len(self.game.sys_live),
                 "level": level, "x_iterations": self.solution.x_iterations,
-                "live_nodes": len(self.game.bdd), "last_levels": self.last_levels.get(j)}
+                "live_nodes": self.live(self.game.bdd), "last_levels": self.last_levels.get(j)}
 
     def _tell(self, event: dict) -> None:
         if self.progress is not None:
