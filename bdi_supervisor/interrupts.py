@@ -8,12 +8,16 @@ entry point turns them into exit 130 and 143.
 A step that must not be cut in two (a temporary file created and remembered, a folder swapped
 for another) runs in :func:`deferred`: a signal arriving inside it is raised when it ends. A
 signal whose exception Python would have to swallow (it arrived in a weakref callback of the
-import system) is sent again rather than lost.
+import system, a ``__del__``) is sent again rather than lost: from a helper thread a moment later
+(:data:`RESEND_DELAY`), so that its handler runs once the main thread has left the place that
+could not raise, not inside ``sys.unraisablehook``, where its exception would be printed and
+swallowed once more. A block that ends while such a signal is on its way raises it as it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -37,6 +41,12 @@ def _raise_for(signum: int) -> None:
 
 #: the last signal handled (raised again when Python had to swallow its exception)
 _last: list[int] = []
+#: seconds after which a swallowed signal is sent again
+RESEND_DELAY = 0.01
+#: the signal on its way again and its timer (at most one)
+_resend: list[tuple[int, threading.Timer]] = []
+#: inside the unraisable hook: an exception raised there would be printed and swallowed
+_in_hook = False
 
 
 def _handler(signum: int, frame: object) -> None:
@@ -44,7 +54,36 @@ def _handler(signum: int, frame: object) -> None:
     if _depth:
         _pending.append(signum)
         return
+    if _in_hook:
+        _send_again(signum)
+        return
     _raise_for(signum)
+
+
+def _send_again(signum: int) -> None:
+    """Send ``signum`` to this process again :data:`RESEND_DELAY` from now (once: a signal
+    already on its way is not sent twice)."""
+    if _resend:
+        return
+    timer = threading.Timer(RESEND_DELAY, _resent, (signum,))
+    timer.daemon = True
+    _resend.append((signum, timer))
+    timer.start()
+
+
+def _resent(signum: int) -> None:
+    if _resend:
+        _resend.clear()
+        os.kill(os.getpid(), signum)
+
+
+def _cancel_resend() -> int | None:
+    """Stop a signal on its way again; return it (None: none was)."""
+    if not _resend:
+        return None
+    signum, timer = _resend.pop()
+    timer.cancel()
+    return signum
 
 
 def _unraisable(previous):
@@ -55,10 +94,15 @@ def _unraisable(previous):
     constructor the signal cut short) is not printed either: the command is ending anyway."""
 
     def hook(unraisable) -> None:
-        if not _last:
-            previous(unraisable)
-        elif isinstance(unraisable.exc_value, KeyboardInterrupt):
-            signal.raise_signal(_last[0])
+        global _in_hook
+        _in_hook = True
+        try:
+            if not _last:
+                previous(unraisable)
+            elif isinstance(unraisable.exc_value, KeyboardInterrupt):
+                _send_again(_last[0])
+        finally:
+            _in_hook = False
 
     return hook
 
@@ -77,9 +121,12 @@ def handling() -> Iterator[None]:
     try:
         yield
     finally:
+        on_its_way = _cancel_resend()
         sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    if on_its_way is not None:  # the block ended before a swallowed signal came back
+        _raise_for(on_its_way)
 
 
 @contextlib.contextmanager
