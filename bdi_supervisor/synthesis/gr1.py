@@ -327,7 +327,7 @@ class _Fixpoint:
                 old = self.cache.get((j, i))
                 x = old[min(level, len(old) - 1)] if self.recycling and old else self.top
                 step = None if self.progress is None else (
-                    lambda level=level: self._tell({"working": self._counters(j, level)}))
+                    lambda level=level: self.progress({"working": self._counters(j, level)}))
                 x, target = _greatest_x(game, live, not_i, x, solution, self.budget, step,
                                         self.within)
                 new_cache[i].append(x)
@@ -336,7 +336,7 @@ class _Fixpoint:
                 if self.reorder is not None:
                     self.reorder.maybe(game)
             if self.progress is not None:
-                self._tell(self._counters(j, level))
+                self.progress(self._counters(j, level))
             level += 1
             levels.append(y_new)
             if y_new == y:
@@ -351,10 +351,6 @@ class _Fixpoint:
         return {"pass": self.solution.z_passes, "goal": j, "goals": len(self.game.sys_live),
                 "level": level, "x_iterations": self.solution.x_iterations,
                 "live_nodes": self.live(self.game.bdd), "last_levels": self.last_levels.get(j)}
-
-    def _tell(self, event: dict) -> None:
-        if self.progress is not None:
-            self.progress(event)
 
 
 def _greatest_x(game: SymbolicGame, live: Function, not_assumption: Function, x: Function,

@@ -163,8 +163,6 @@ def decoder() -> str:
     """The JSON decoder the wire uses here."""
     from importlib.metadata import version
 
-    from bdi_supervisor.ros import wire
-
     return (f"msgspec {version('msgspec')}" if wire.fast_decoder() is not None
             else "json (standard library; pip install msgspec for the fast path)")
 
